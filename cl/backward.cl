@@ -1,0 +1,167 @@
+/* clnorm — LayerNorm backward: dx (with the fused residual gradient) and the per-slot fp32 partial
+ * sums of dweight/dbias. Needs common.cl before it.
+ *
+ * A persistent grid: work-group g handles the row blocks g, g + G, g + 2G, ... (G work-groups,
+ * RPW rows a block). Row slot s of work-group g owns partial row p = g*RPW + s of the workspace:
+ *   part[p*cols + c]            sum over its rows of dy*xhat  (dweight)
+ *   part[(P + p)*cols + c]      sum over its rows of dy       (dbias), P = G*RPW
+ * Every slot writes its whole partial row (zeros when it had no row), so reduce.cl can sum the P
+ * partial rows in a fixed order: no atomics, bitwise repeatable.
+ * dx = rstd * (g - mean_c(g) - xhat * mean_c(g*xhat)) [+ dres], summed in fp32, rounded once.
+ */
+#ifndef T_X
+#define T_X f32
+#endif
+#ifndef T_W
+#define T_W f32
+#endif
+#ifndef T_DY
+#define T_DY f32
+#endif
+#ifndef T_DR
+#define T_DR f32
+#endif
+#ifndef T_DX
+#define T_DX f32
+#endif
+
+#define BWD_WEIGHT 1u
+#define BWD_DRES 2u
+#define BWD_PARTIALS 4u
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
+                     const __global STORAGE(T_DY) *dy, const ulong dy_off, const ulong dy_ld,
+                     const __global STORAGE(T_X) *x, const ulong x_off, const ulong x_ld,
+                     const __global STORAGE(T_W) *w, const ulong w_off,
+                     const __global float *mean, const ulong mean_off,
+                     const __global float *rstd, const ulong rstd_off,
+                     const __global STORAGE(T_DR) *dr, const ulong dr_off, const ulong dr_ld,
+                     __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
+                     __global float *part)
+{
+    __local float2 red[WG];
+    const uint lid = get_local_id(0);
+    const long lane = lid % TPR;
+    const ulong slot = lid / TPR;
+    const long nv = (long)(cols / VEC);
+    const ulong nparts = (ulong)get_num_groups(0) * RPW;
+    const bool partials = (flags & BWD_PARTIALS) != 0;
+    __global float *pw = part + ((ulong)get_group_id(0) * RPW + slot) * cols; /* used only with partials */
+    __global float *pb = pw + nparts * cols;
+    const __global STORAGE(T_W) *wr = w + w_off;
+#if NCACHE > 0
+    const bool cached = nv <= (long)TPR * NCACHE;
+    floatv dwa[NCACHE], dba[NCACHE], xh[NCACHE], gc[NCACHE];
+#pragma unroll
+    for (int j = 0; j < NCACHE; ++j)
+        dwa[j] = dba[j] = 0.0f;
+    if (!cached && partials)
+#else
+    if (partials)
+#endif
+    {
+        for (long k = lane; k < nv; k += TPR) {
+            STV(f32, pw, k * VEC, (floatv)0.0f);
+            STV(f32, pb, k * VEC, (floatv)0.0f);
+        }
+    }
+
+    const ulong nblocks = (rows + RPW - 1) / RPW;
+    /* The trip count depends on the work-group only, so every item reaches the same barriers. */
+    for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
+        const ulong row = blk * RPW + slot;
+        const bool valid = row < rows;
+        const ulong r = valid ? row : 0;
+        const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
+        const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;
+        const float mu = valid ? mean[mean_off + r] : 0.0f;
+        const float rs = valid ? rstd[rstd_off + r] : 0.0f;
+
+        floatv sg = 0.0f, sgx = 0.0f;
+        if (valid) {
+#if NCACHE > 0
+            if (cached) {
+#pragma unroll
+                for (int j = 0; j < NCACHE; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    xh[j] = gc[j] = 0.0f;
+                    if (k < nv) {
+                        const floatv d = LDV(T_DY, dyr, k * VEC);
+                        xh[j] = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                        gc[j] = (flags & BWD_WEIGHT) ? d * LDV(T_W, wr, k * VEC) : d;
+                        sg += gc[j];
+                        sgx += gc[j] * xh[j];
+                        dwa[j] += d * xh[j];
+                        dba[j] += d;
+                    }
+                }
+            } else
+#endif
+            {
+                for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sums, as in forward.cl */
+                    floatv pg = 0.0f, pgx = 0.0f;
+                    const long k1 = min(nv, k0 + CHUNK * TPR);
+                    for (long k = k0; k < k1; k += TPR) {
+                        const floatv d = LDV(T_DY, dyr, k * VEC);
+                        const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                        const floatv g = (flags & BWD_WEIGHT) ? d * LDV(T_W, wr, k * VEC) : d;
+                        pg += g;
+                        pgx += g * xhat;
+                        if (partials) {
+                            STV(f32, pw, k * VEC, LDV(f32, pw, k * VEC) + d * xhat);
+                            STV(f32, pb, k * VEC, LDV(f32, pb, k * VEC) + d);
+                        }
+                    }
+                    sg += pg;
+                    sgx += pgx;
+                }
+            }
+        }
+        const float2 s = row_sum2((float2)(hsumv(sg), hsumv(sgx)), red);
+        const float a = s.x / (float)cols, c = s.y / (float)cols;
+
+        if (valid) {
+            const __global STORAGE(T_DR) *drr = dr + dr_off + r * dr_ld;
+            __global STORAGE(T_DX) *dxr = dx + dx_off + r * dx_ld;
+#if NCACHE > 0
+            if (cached) {
+#pragma unroll
+                for (int j = 0; j < NCACHE; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    if (k < nv) {
+                        floatv v = rs * (gc[j] - a - xh[j] * c);
+                        if (flags & BWD_DRES)
+                            v += LDV(T_DR, drr, k * VEC);
+                        STV(T_DX, dxr, k * VEC, v);
+                    }
+                }
+            } else
+#endif
+            {
+                for (long k = lane; k < nv; k += TPR) {
+                    const floatv d = LDV(T_DY, dyr, k * VEC);
+                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                    const floatv g = (flags & BWD_WEIGHT) ? d * LDV(T_W, wr, k * VEC) : d;
+                    floatv v = rs * (g - a - xhat * c);
+                    if (flags & BWD_DRES)
+                        v += LDV(T_DR, drr, k * VEC);
+                    STV(T_DX, dxr, k * VEC, v);
+                }
+            }
+        }
+    }
+
+#if NCACHE > 0
+    if (cached && partials) {
+#pragma unroll
+        for (int j = 0; j < NCACHE; ++j) {
+            const long k = lane + (long)j * TPR;
+            if (k < nv) {
+                STV(f32, pw, k * VEC, dwa[j]);
+                STV(f32, pb, k * VEC, dba[j]);
+            }
+        }
+    }
+#endif
+}

@@ -1,0 +1,145 @@
+/* clnorm — LayerNorm forward. Needs common.cl before it.
+ *
+ * RPW row slots of TPR work-items each per work-group; a work-group takes blocks of RPW rows.
+ * Pass 1: mean, summing (x - x[0]) so that a large common offset (mean 1e4, std 1) does not eat
+ *         the fp32 mantissa; pass 2: the variance around that mean (two-pass, never E[x^2]-E[x]^2);
+ *         pass 3: y = (x - mean) * rstd [* w] [+ b], rounded once to y's dtype.
+ * A row that fits TPR*VEC*NCACHE elements is read once into registers; longer rows (and every
+ * row when NCACHE == 0, the CPU shape) are read three times, the later reads hitting cache.
+ */
+#ifndef T_X
+#define T_X f32
+#endif
+#ifndef T_Y
+#define T_Y f32
+#endif
+#ifndef T_W
+#define T_W f32
+#endif
+#ifndef T_B
+#define T_B f32
+#endif
+
+#define FWD_WEIGHT 1u
+#define FWD_BIAS 2u
+#define FWD_MEAN 4u
+#define FWD_RSTD 8u
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void clnorm_forward(const ulong rows, const ulong cols, const float eps, const uint flags,
+                    const __global STORAGE(T_X) *x, const ulong x_off, const ulong x_ld,
+                    const __global STORAGE(T_W) *w, const ulong w_off,
+                    const __global STORAGE(T_B) *b, const ulong b_off,
+                    __global STORAGE(T_Y) *y, const ulong y_off, const ulong y_ld,
+                    __global float *mean, const ulong mean_off,
+                    __global float *rstd, const ulong rstd_off)
+{
+    __local float red[WG];
+    const uint lid = get_local_id(0);
+    const long lane = lid % TPR;
+    const long nv = (long)(cols / VEC);
+    const __global STORAGE(T_W) *wr = w + w_off;
+    const __global STORAGE(T_B) *br = b + b_off;
+#if NCACHE > 0
+    const bool cached = nv <= (long)TPR * NCACHE;
+    floatv xc[NCACHE];
+#endif
+    const ulong nblocks = (rows + RPW - 1) / RPW;
+    /* Usually one block per work-group; the host caps the grid for huge row counts. The trip
+     * count depends on the work-group only, so every item reaches the same barriers. */
+    for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
+        const ulong row = blk * RPW + lid / TPR;
+        const bool valid = row < rows;
+        const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
+        const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
+
+        floatv acc = 0.0f;
+        if (valid) {
+#if NCACHE > 0
+            if (cached) {
+#pragma unroll
+                for (int j = 0; j < NCACHE; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
+                    acc += xc[j];
+                }
+            } else
+#endif
+            {
+                for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sum: error ~ CHUNK + n/CHUNK */
+                    floatv part = 0.0f;
+                    const long k1 = min(nv, k0 + CHUNK * TPR);
+                    for (long k = k0; k < k1; k += TPR)
+                        part += LDV(T_X, xr, k * VEC) - shift;
+                    acc += part;
+                }
+            }
+        }
+        const float dmean = row_sum(hsumv(acc), red) / (float)cols; /* mean - shift */
+
+        acc = 0.0f;
+        if (valid) {
+#if NCACHE > 0
+            if (cached) {
+#pragma unroll
+                for (int j = 0; j < NCACHE; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    const floatv d = xc[j] - dmean;
+                    if (k < nv)
+                        acc += d * d;
+                }
+            } else
+#endif
+            {
+                for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) {
+                    floatv part = 0.0f;
+                    const long k1 = min(nv, k0 + CHUNK * TPR);
+                    for (long k = k0; k < k1; k += TPR) {
+                        const floatv d = (LDV(T_X, xr, k * VEC) - shift) - dmean;
+                        part += d * d;
+                    }
+                    acc += part;
+                }
+            }
+        }
+        const float var = row_sum(hsumv(acc), red) / (float)cols;
+        const float rs = rsqrt(var + eps);
+
+        if (valid) {
+            __global STORAGE(T_Y) *yr = y + y_off + row * y_ld;
+#if NCACHE > 0
+            if (cached) {
+#pragma unroll
+                for (int j = 0; j < NCACHE; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    if (k < nv) {
+                        floatv v = (xc[j] - dmean) * rs;
+                        if (flags & FWD_WEIGHT)
+                            v *= LDV(T_W, wr, k * VEC);
+                        if (flags & FWD_BIAS)
+                            v += LDV(T_B, br, k * VEC);
+                        STV(T_Y, yr, k * VEC, v);
+                    }
+                }
+            } else
+#endif
+            {
+                /* y may be x (in place): each element is read and written by the same item */
+                for (long k = lane; k < nv; k += TPR) {
+                    floatv v = ((LDV(T_X, xr, k * VEC) - shift) - dmean) * rs;
+                    if (flags & FWD_WEIGHT)
+                        v *= LDV(T_W, wr, k * VEC);
+                    if (flags & FWD_BIAS)
+                        v += LDV(T_B, br, k * VEC);
+                    STV(T_Y, yr, k * VEC, v);
+                }
+            }
+            if (lane == 0) {
+                if (flags & FWD_MEAN)
+                    mean[mean_off + row] = shift + dmean;
+                if (flags & FWD_RSTD)
+                    rstd[rstd_off + row] = rs;
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+/* clnorm — device choice: a spec string, the CLNORM_DEVICE variable, or the default policy. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+typedef struct {
+    cl_uint nplat;
+    cl_platform_id plat[MAX_PLATFORMS];
+    cl_uint ndev[MAX_PLATFORMS];
+    cl_device_id dev[MAX_PLATFORMS][MAX_DEVICES];
+} inventory;
+
+static void take_inventory(inventory *inv)
+{
+    memset(inv, 0, sizeof *inv);
+    if (clGetPlatformIDs(MAX_PLATFORMS, inv->plat, &inv->nplat) != CL_SUCCESS)
+        inv->nplat = 0;
+    if (inv->nplat > MAX_PLATFORMS)
+        inv->nplat = MAX_PLATFORMS;
+    for (cl_uint p = 0; p < inv->nplat; ++p) {
+        if (clGetDeviceIDs(inv->plat[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, inv->dev[p], &inv->ndev[p]) != CL_SUCCESS)
+            inv->ndev[p] = 0;
+        if (inv->ndev[p] > MAX_DEVICES)
+            inv->ndev[p] = MAX_DEVICES;
+    }
+}
+
+/* Case-insensitive substring test. */
+static bool contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; ++hay) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            ++i;
+        if (i == n)
+            return true;
+    }
+    return n == 0;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; ++s)
+        if (!isdigit((unsigned char)*s))
+            return false;
+    return true;
+}
+
+static void platform_text(cl_platform_id p, cl_platform_info what, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (clGetPlatformInfo(p, what, n, buf, NULL) != CL_SUCCESS)
+        buf[0] = '\0';
+    buf[n - 1] = '\0';
+}
+
+static void device_text(cl_device_id d, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (clGetDeviceInfo(d, CL_DEVICE_NAME, n, buf, NULL) != CL_SUCCESS)
+        buf[0] = '\0';
+    buf[n - 1] = '\0';
+}
+
+static cl_device_type device_type(cl_device_id d)
+{
+    cl_device_type t = 0;
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    return t;
+}
+
+static bool first_of_type(const inventory *inv, cl_device_type type, cl_uint *pp, cl_uint *dd)
+{
+    for (cl_uint p = 0; p < inv->nplat; ++p)
+        for (cl_uint d = 0; d < inv->ndev[p]; ++d)
+            if (device_type(inv->dev[p][d]) & type) {
+                *pp = p;
+                *dd = d;
+                return true;
+            }
+    return false;
+}
+
+/* Device d of platform p by index ("1") or by name substring ("H200"). */
+static bool pick_in_platform(const inventory *inv, cl_uint p, const char *dev, cl_uint *dd)
+{
+    if (!dev || !*dev) {
+        *dd = 0;
+        return inv->ndev[p] > 0;
+    }
+    if (all_digits(dev)) {
+        unsigned long i = strtoul(dev, NULL, 10);
+        *dd = (cl_uint)i;
+        return i < inv->ndev[p];
+    }
+    char name[256];
+    for (cl_uint d = 0; d < inv->ndev[p]; ++d) {
+        device_text(inv->dev[p][d], name, sizeof name);
+        if (contains(name, dev)) {
+            *dd = d;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool resolve(const inventory *inv, const char *spec, cl_uint *pp, cl_uint *dd)
+{
+    if (!*spec) /* the default policy */
+        return first_of_type(inv, CL_DEVICE_TYPE_GPU, pp, dd) ||
+               first_of_type(inv, CL_DEVICE_TYPE_ACCELERATOR, pp, dd) ||
+               first_of_type(inv, CL_DEVICE_TYPE_CPU, pp, dd);
+    if (contains(spec, "gpu") && strlen(spec) == 3)
+        return first_of_type(inv, CL_DEVICE_TYPE_GPU, pp, dd);
+    if (contains(spec, "cpu") && strlen(spec) == 3)
+        return first_of_type(inv, CL_DEVICE_TYPE_CPU, pp, dd);
+    if (contains(spec, "accelerator") && strlen(spec) == 11)
+        return first_of_type(inv, CL_DEVICE_TYPE_ACCELERATOR, pp, dd);
+
+    char plat[256];
+    const char *colon = strchr(spec, ':');
+    size_t plen = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (plen >= sizeof plat)
+        return false;
+    memcpy(plat, spec, plen);
+    plat[plen] = '\0';
+    const char *dev = colon ? colon + 1 : NULL;
+
+    if (all_digits(plat)) { /* "<platform index>:<device index>" or "<platform index>" */
+        unsigned long p = strtoul(plat, NULL, 10);
+        if (p >= inv->nplat)
+            return false;
+        *pp = (cl_uint)p;
+        return pick_in_platform(inv, *pp, dev, dd);
+    }
+    char name[256], vendor[256];
+    for (cl_uint p = 0; p < inv->nplat; ++p) {
+        platform_text(inv->plat[p], CL_PLATFORM_NAME, name, sizeof name);
+        platform_text(inv->plat[p], CL_PLATFORM_VENDOR, vendor, sizeof vendor);
+        if ((contains(name, plat) || contains(vendor, plat)) && pick_in_platform(inv, p, dev, dd)) {
+            *pp = p;
+            return true;
+        }
+    }
+    if (!colon) /* a device-name substring across all platforms ("H200", "skylake") */
+        for (cl_uint p = 0; p < inv->nplat; ++p)
+            for (cl_uint d = 0; d < inv->ndev[p]; ++d) {
+                device_text(inv->dev[p][d], name, sizeof name);
+                if (contains(name, spec)) {
+                    *pp = p;
+                    *dd = d;
+                    return true;
+                }
+            }
+    return false;
+}
+
+static clnorm_status not_found(const inventory *inv, const char *spec, const char *from)
+{
+    clnorm__fail(NULL, CLNORM_DEVICE_NOT_FOUND, "no OpenCL device matches %s '%s'; devices:", from, spec);
+    if (inv->nplat == 0)
+        clnorm__fail_append(" none (no OpenCL platform: is an ICD such as pocl-opencl-icd installed?)");
+    char line[700], pname[256], dname[256];
+    for (cl_uint p = 0; p < inv->nplat; ++p) {
+        platform_text(inv->plat[p], CL_PLATFORM_NAME, pname, sizeof pname);
+        for (cl_uint d = 0; d < inv->ndev[p]; ++d) {
+            device_text(inv->dev[p][d], dname, sizeof dname);
+            cl_device_type t = device_type(inv->dev[p][d]);
+            snprintf(line, sizeof line, " [%u:%u] %s (%s, platform '%s');", p, d, dname,
+                     (t & CL_DEVICE_TYPE_GPU) ? "GPU" : (t & CL_DEVICE_TYPE_CPU) ? "CPU"
+                     : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" : "other", pname);
+            clnorm__fail_append(line);
+        }
+    }
+    return CLNORM_DEVICE_NOT_FOUND;
+}
+
+clnorm_status clnorm__select(const char *spec, cl_platform_id *platform, cl_device_id *device)
+{
+    const char *from = "the device spec";
+    if (!spec) {
+        spec = getenv("CLNORM_DEVICE");
+        from = "CLNORM_DEVICE";
+        if (!spec) {
+            spec = "";
+            from = "the default policy";
+        }
+    }
+    if (!*spec)
+        from = "the default policy";
+    inventory inv;
+    take_inventory(&inv);
+    cl_uint p = 0, d = 0;
+    if (!resolve(&inv, spec, &p, &d))
+        return not_found(&inv, spec, from);
+    if (platform)
+        *platform = inv.plat[p];
+    if (device)
+        *device = inv.dev[p][d];
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm_select_device(const char *device_spec, cl_platform_id *platform, cl_device_id *device)
+{
+    clnorm__clear_error(NULL);
+    return clnorm__select(device_spec, platform, device);
+}

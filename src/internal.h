@@ -1,0 +1,128 @@
+/* clnorm — declarations shared by the library's source files (not installed). */
+#ifndef CLNORM_INTERNAL_H
+#define CLNORM_INTERNAL_H
+
+#include "clnorm.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- errors.c: the calling thread's last error ---------------------------------------------- */
+/* Records a one-line message for (thread, ctx) and returns status, so callers can write
+ * `return clnorm__fail(ctx, CLNORM_X, "...", ...)`. */
+clnorm_status clnorm__fail(const clnorm_context *ctx, clnorm_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Appends text (e.g. a build log) to the message of the thread's last failure. */
+void clnorm__fail_append(const char *text);
+void clnorm__clear_error(const clnorm_context *ctx);
+const char *clnorm__cl_error_name(cl_int code); /* status.c: "CL_INVALID_VALUE" or NULL */
+
+/* ---- params.c: what the library knows about a device and how it launches kernels ------------ */
+typedef struct clnorm_device_info {
+    cl_device_type type;
+    char name[256];
+    char vendor[128];
+    cl_uint compute_units;
+    size_t max_work_group;
+    cl_ulong local_mem;
+    cl_ulong max_alloc;
+    cl_uint base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: every buffer starts so aligned */
+} clnorm_device_info;
+
+/* One entry of the per-device table (vendor -> device type -> default). */
+typedef struct clnorm_device_params {
+    const char *vendor;       /* case-insensitive substring of CL_DEVICE_VENDOR; NULL: any */
+    cl_device_type type;      /* CL_DEVICE_TYPE_ALL: any */
+    unsigned vec_bytes;       /* widest vector access in bytes */
+    unsigned tpr;             /* work-items per row; 0: derived from cols */
+    unsigned wg_target;       /* work-group size aimed at (rows per group = wg_target / tpr) */
+    unsigned ncache_fwd;      /* register cache limit, forward (vectors per item, power of 2; 0: none) */
+    unsigned ncache_bwd;      /* same for the backward, which keeps more per element */
+    unsigned ncache_target;   /* vectors per item aimed at when deriving tpr */
+    unsigned groups_per_cu;   /* persistent backward grid: work-groups per compute unit */
+    size_t workspace_cap;     /* bytes the backward's partial sums aim to stay under */
+} clnorm_device_params;
+
+const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
+clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);
+
+/* Launch shape of one kernel call. */
+typedef struct clnorm_launch {
+    unsigned vec, tpr, rpw, ncache;
+    size_t groups;
+} clnorm_launch;
+
+/* align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
+ * max_elem: the widest element size (bytes) among those tensors. */
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows, size_t cols,
+                           size_t align_or, size_t max_elem);
+
+/* ---- programs.c: build once per (kernel, options), cache per context ------------------------ */
+typedef enum clnorm_kernel_id { CLNORM_K_FORWARD, CLNORM_K_BACKWARD, CLNORM_K_REDUCE, CLNORM_K_COUNT } clnorm_kernel_id;
+
+typedef struct clnorm_program_entry {
+    clnorm_kernel_id id;
+    char *options;
+    cl_program program;
+    cl_kernel kernel;
+} clnorm_program_entry;
+
+/* Returns the kernel for (id, options), building it on first use. Call with ctx->lock held. */
+clnorm_status clnorm__get_kernel(clnorm_context *ctx, clnorm_kernel_id id, const char *options, cl_kernel *kernel);
+void clnorm__release_programs(clnorm_context *ctx);
+
+/* ---- the context -------------------------------------------------------------------------- */
+struct clnorm_context {
+    cl_context cl_ctx;
+    cl_command_queue queue;
+    cl_device_id device;
+    clnorm_device_info info;
+    const clnorm_device_params *params;
+    char *user_options; /* CLNORM_BUILD_OPTIONS as it was when the context was created */
+
+    pthread_mutex_t lock; /* guards everything below, and clSetKernelArg + enqueue sequences */
+    clnorm_program_entry *programs;
+    size_t nprograms, cap_programs;
+    cl_mem workspace;      /* the backward's fp32 partial sums */
+    size_t workspace_bytes;
+    cl_event workspace_event; /* last command that used the workspace, or NULL */
+    cl_event *wait_scratch;   /* wait list + internal dependencies, grown on need */
+    size_t wait_scratch_cap;
+};
+
+/* ---- validate.c --------------------------------------------------------------------------- */
+/* A validated tensor view, resolved to its root buffer so that aliasing can be checked across
+ * sub-buffers. Byte quantities. */
+typedef struct clnorm_view {
+    const char *name;
+    bool present;
+    cl_mem mem;
+    clnorm_dtype dtype;
+    size_t offset, stride;          /* elements (stride resolved: 0 -> cols) */
+    cl_mem root;                    /* the buffer a sub-buffer belongs to, or mem itself */
+    size_t start, row_bytes, pitch; /* bytes in root */
+    size_t nrows;
+} clnorm_view;
+
+size_t clnorm__dtype_size(clnorm_dtype dt);
+const char *clnorm__dtype_token(clnorm_dtype dt); /* "f32", "bf16", "f16" */
+clnorm_status clnorm__check_eps(const clnorm_context *ctx, float eps);
+clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, const cl_event *list);
+clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, const clnorm_matrix *m,
+                                   bool required, size_t rows, size_t cols, clnorm_view *out);
+clnorm_status clnorm__check_vector(const clnorm_context *ctx, const char *name, const clnorm_vector *v,
+                                   bool required, size_t len, bool stats, clnorm_view *out);
+/* Outputs must not overlap inputs or each other; alias_out/alias_in name one pair (indices, or -1)
+ * that may instead be exactly the same view. */
+clnorm_status clnorm__check_overlaps(const clnorm_context *ctx, const clnorm_view *const *outs, int nout,
+                                     const clnorm_view *const *ins, int nin, int alias_out, int alias_in);
+
+/* ---- device_select.c ---------------------------------------------------------------------- */
+clnorm_status clnorm__select(const char *spec, cl_platform_id *platform, cl_device_id *device);
+
+/* ---- embedded kernels (generated) --------------------------------------------------------- */
+extern const unsigned char clnorm_cl_common[], clnorm_cl_forward[], clnorm_cl_backward[], clnorm_cl_reduce[];
+extern const size_t clnorm_cl_common_len, clnorm_cl_forward_len, clnorm_cl_backward_len, clnorm_cl_reduce_len;
+
+#endif

@@ -1,0 +1,338 @@
+/* clnorm — the two operations. Each call: validate everything, pick the variant and launch shape,
+ * then (under the context's lock) get or build the program, set arguments and enqueue. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Forward and backward flags; the kernels define the same bits. */
+enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
+enum { BWD_WEIGHT = 1, BWD_DRES = 2, BWD_PARTIALS = 4 };
+enum { RED_DWEIGHT = 1, RED_DBIAS = 2 };
+
+/* The forward's grid is capped (its kernel loops over row blocks) so that global sizes stay far
+ * below the 32-bit limits some drivers have. */
+#define MAX_GROUPS ((size_t)1 << 20)
+
+typedef struct {
+    cl_kernel k;
+    cl_uint next;
+    cl_int err;
+} arg_list;
+
+static void arg(arg_list *a, size_t size, const void *value)
+{
+    if (a->err == CL_SUCCESS)
+        a->err = clSetKernelArg(a->k, a->next, size, value);
+    a->next++;
+}
+static void arg_u64(arg_list *a, size_t v) { cl_ulong u = v; arg(a, sizeof u, &u); }
+static void arg_u32(arg_list *a, unsigned v) { cl_uint u = v; arg(a, sizeof u, &u); }
+static void arg_mem(arg_list *a, const clnorm_view *v)
+{
+    cl_mem m = v->present ? v->mem : NULL; /* NULL buffer arguments are allowed by OpenCL */
+    arg(a, sizeof m, &m);
+}
+/* A matrix or vector argument: buffer, offset, (row stride). */
+static void arg_view(arg_list *a, const clnorm_view *v, bool matrix)
+{
+    arg_mem(a, v);
+    arg_u64(a, v->present ? v->offset : 0);
+    if (matrix)
+        arg_u64(a, v->present ? v->stride : 0);
+}
+
+static const char *token(const clnorm_view *v) { return v->present ? clnorm__dtype_token(v->dtype) : "f32"; }
+
+static size_t elem(const clnorm_view *v) { return v->present ? clnorm__dtype_size(v->dtype) : 1; }
+
+static size_t max4(size_t a, size_t b, size_t c, size_t d)
+{
+    size_t m = a > b ? a : b;
+    m = m > c ? m : c;
+    return m > d ? m : d;
+}
+
+static void shape_options(char *buf, size_t n, const clnorm_launch *L)
+{
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u", L->vec, L->tpr, L->rpw, L->ncache);
+}
+
+/* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
+static clnorm_status wait_list(clnorm_context *ctx, cl_uint n, const cl_event *list, cl_event extra,
+                               cl_uint *out_n, const cl_event **out_list)
+{
+    if (!extra) {
+        *out_n = n;
+        *out_list = list;
+        return CLNORM_SUCCESS;
+    }
+    if (ctx->wait_scratch_cap < (size_t)n + 1) {
+        cl_event *p = realloc(ctx->wait_scratch, ((size_t)n + 1) * sizeof *p);
+        if (!p)
+            return clnorm__fail(ctx, CLNORM_OUT_OF_HOST_MEMORY, "out of host memory");
+        ctx->wait_scratch = p;
+        ctx->wait_scratch_cap = (size_t)n + 1;
+    }
+    for (cl_uint i = 0; i < n; ++i)
+        ctx->wait_scratch[i] = list[i];
+    ctx->wait_scratch[n] = extra;
+    *out_n = n + 1;
+    *out_list = ctx->wait_scratch;
+    return CLNORM_SUCCESS;
+}
+
+static clnorm_status enqueue_failed(clnorm_context *ctx, const char *what, cl_int err)
+{
+    return clnorm__fail(ctx, err, "%s failed: %s", what, clnorm_status_string(err));
+}
+
+static clnorm_status marker(clnorm_context *ctx, cl_uint n, const cl_event *list, cl_event *event)
+{
+    cl_event e = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, n, list, event ? &e : NULL);
+    if (err != CL_SUCCESS)
+        return enqueue_failed(ctx, "clEnqueueMarkerWithWaitList", err);
+    if (event)
+        *event = e;
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,
+                                        const clnorm_matrix *x, const clnorm_vector *weight, const clnorm_vector *bias,
+                                        const clnorm_matrix *y, const clnorm_vector *mean, const clnorm_vector *rstd,
+                                        cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    if (!ctx)
+        return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
+    clnorm__clear_error(ctx);
+    clnorm_status st = clnorm__check_wait_list(ctx, num_events_in_wait_list, event_wait_list);
+    if (st)
+        return st;
+    if (cols == 0)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    if ((st = clnorm__check_eps(ctx, eps)))
+        return st;
+    clnorm_view vx, vw, vb, vy, vm, vr;
+    if ((st = clnorm__check_matrix(ctx, "x", x, true, rows, cols, &vx)) ||
+        (st = clnorm__check_vector(ctx, "weight", weight, false, cols, false, &vw)) ||
+        (st = clnorm__check_vector(ctx, "bias", bias, false, cols, false, &vb)) ||
+        (st = clnorm__check_matrix(ctx, "y", y, true, rows, cols, &vy)) ||
+        (st = clnorm__check_vector(ctx, "mean", mean, false, rows, true, &vm)) ||
+        (st = clnorm__check_vector(ctx, "rstd", rstd, false, rows, true, &vr)))
+        return st;
+    const clnorm_view *outs[] = {&vy, &vm, &vr}, *ins[] = {&vx, &vw, &vb};
+    if ((st = clnorm__check_overlaps(ctx, outs, 3, ins, 3, 0, 0)))
+        return st;
+    if (rows == 0)
+        return marker(ctx, num_events_in_wait_list, event_wait_list, event);
+
+    const size_t align_or = cols | vx.offset | vx.stride | vy.offset | vy.stride | (vw.present ? vw.offset : 0) |
+                            (vb.present ? vb.offset : 0);
+    clnorm_launch L = clnorm__plan(ctx, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
+    if (L.groups > MAX_GROUPS)
+        L.groups = MAX_GROUPS;
+    char shape[128], options[1024];
+    shape_options(shape, sizeof shape, &L);
+    snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),
+             token(&vw), token(&vb), ctx->user_options ? ctx->user_options : "");
+    const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
+                           (vr.present ? FWD_RSTD : 0);
+    const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
+
+    pthread_mutex_lock(&ctx->lock);
+    arg_list a = {0};
+    st = clnorm__get_kernel(ctx, CLNORM_K_FORWARD, options, &a.k);
+    if (st == CLNORM_SUCCESS) {
+        arg_u64(&a, rows);
+        arg_u64(&a, cols);
+        arg(&a, sizeof eps, &eps);
+        arg_u32(&a, flags);
+        arg_view(&a, &vx, true);
+        arg_view(&a, &vw, false);
+        arg_view(&a, &vb, false);
+        arg_view(&a, &vy, true);
+        arg_view(&a, &vm, false);
+        arg_view(&a, &vr, false);
+        if (a.err != CL_SUCCESS)
+            st = enqueue_failed(ctx, "clSetKernelArg (forward)", a.err);
+    }
+    if (st == CLNORM_SUCCESS) {
+        cl_event e = NULL;
+        cl_int err = clEnqueueNDRangeKernel(ctx->queue, a.k, 1, NULL, &global, &local, num_events_in_wait_list,
+                                            event_wait_list, event ? &e : NULL);
+        if (err != CL_SUCCESS)
+            st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (forward)", err);
+        else if (event)
+            *event = e;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return st;
+}
+
+/* Grows the workspace to at least bytes. Lock held. The old buffer is released at once: OpenCL
+ * keeps it alive until the commands that use it have finished. */
+static clnorm_status ensure_workspace(clnorm_context *ctx, size_t bytes)
+{
+    if (ctx->workspace_bytes >= bytes)
+        return CLNORM_SUCCESS;
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clnorm__fail(ctx, err, "allocating the %zu-byte backward workspace failed: %s", bytes,
+                            clnorm_status_string(err));
+    if (ctx->workspace)
+        clReleaseMemObject(ctx->workspace);
+    ctx->workspace = m;
+    ctx->workspace_bytes = bytes;
+    return CLNORM_SUCCESS;
+}
+
+/* Sets the final reduction's arguments. */
+static void reduce_args(arg_list *a, size_t cols, size_t nparts, unsigned flags, cl_mem part, const clnorm_view *dw,
+                        const clnorm_view *db)
+{
+    arg_u64(a, cols);
+    arg_u64(a, nparts);
+    arg_u32(a, flags);
+    arg(a, sizeof part, &part);
+    arg_view(a, dw, false);
+    arg_view(a, db, false);
+}
+
+clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_t cols,
+                                         const clnorm_matrix *dy, const clnorm_matrix *x, const clnorm_vector *weight,
+                                         const clnorm_vector *mean, const clnorm_vector *rstd,
+                                         const clnorm_matrix *dresidual,
+                                         const clnorm_matrix *dx, const clnorm_vector *dweight, const clnorm_vector *dbias,
+                                         cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
+{
+    if (!ctx)
+        return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
+    clnorm__clear_error(ctx);
+    clnorm_status st = clnorm__check_wait_list(ctx, num_events_in_wait_list, event_wait_list);
+    if (st)
+        return st;
+    if (cols == 0)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    clnorm_view vdy, vx, vw, vm, vr, vdr, vdx, vdw, vdb;
+    if ((st = clnorm__check_matrix(ctx, "dy", dy, true, rows, cols, &vdy)) ||
+        (st = clnorm__check_matrix(ctx, "x", x, true, rows, cols, &vx)) ||
+        (st = clnorm__check_vector(ctx, "weight", weight, false, cols, false, &vw)) ||
+        (st = clnorm__check_vector(ctx, "mean", mean, true, rows, true, &vm)) ||
+        (st = clnorm__check_vector(ctx, "rstd", rstd, true, rows, true, &vr)) ||
+        (st = clnorm__check_matrix(ctx, "dresidual", dresidual, false, rows, cols, &vdr)) ||
+        (st = clnorm__check_matrix(ctx, "dx", dx, true, rows, cols, &vdx)) ||
+        (st = clnorm__check_vector(ctx, "dweight", dweight, false, cols, false, &vdw)) ||
+        (st = clnorm__check_vector(ctx, "dbias", dbias, false, cols, false, &vdb)))
+        return st;
+    const clnorm_view *outs[] = {&vdx, &vdw, &vdb}, *ins[] = {&vdy, &vx, &vw, &vm, &vr, &vdr};
+    if ((st = clnorm__check_overlaps(ctx, outs, 3, ins, 6, 0, 5)))
+        return st;
+
+    const bool partials = vdw.present || vdb.present;
+    const unsigned rflags = (vdw.present ? RED_DWEIGHT : 0) | (vdb.present ? RED_DBIAS : 0);
+    char red_options[256];
+    snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DT_DW=%s -DT_DB=%s %s", token(&vdw), token(&vdb),
+             ctx->user_options ? ctx->user_options : "");
+    const size_t red_local = 64, red_global = (cols + red_local - 1) / red_local * red_local;
+
+    if (rows == 0) {
+        if (!partials)
+            return marker(ctx, num_events_in_wait_list, event_wait_list, event);
+        /* zero partial rows: the reduction writes zeros */
+        pthread_mutex_lock(&ctx->lock);
+        arg_list a = {0};
+        st = clnorm__get_kernel(ctx, CLNORM_K_REDUCE, red_options, &a.k);
+        if (st == CLNORM_SUCCESS) {
+            reduce_args(&a, cols, 0, rflags, NULL, &vdw, &vdb);
+            if (a.err != CL_SUCCESS)
+                st = enqueue_failed(ctx, "clSetKernelArg (reduce)", a.err);
+        }
+        if (st == CLNORM_SUCCESS) {
+            cl_event e = NULL;
+            cl_int err = clEnqueueNDRangeKernel(ctx->queue, a.k, 1, NULL, &red_global, &red_local,
+                                                num_events_in_wait_list, event_wait_list, event ? &e : NULL);
+            if (err != CL_SUCCESS)
+                st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (reduce)", err);
+            else if (event)
+                *event = e;
+        }
+        pthread_mutex_unlock(&ctx->lock);
+        return st;
+    }
+
+    const size_t align_or = cols | vdy.offset | vdy.stride | vx.offset | vx.stride | vdx.offset | vdx.stride |
+                            (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
+    const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
+    const clnorm_launch L = clnorm__plan(ctx, true, rows, cols, align_or, me);
+    char shape[128], options[1024];
+    shape_options(shape, sizeof shape, &L);
+    snprintf(options, sizeof options, "%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape, token(&vdy),
+             token(&vx), token(&vw), token(&vdr), token(&vdx), ctx->user_options ? ctx->user_options : "");
+    const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0) | (partials ? BWD_PARTIALS : 0);
+    const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
+    const size_t nparts = L.groups * L.rpw;
+
+    pthread_mutex_lock(&ctx->lock);
+    arg_list a = {0}, r = {0};
+    st = clnorm__get_kernel(ctx, CLNORM_K_BACKWARD, options, &a.k);
+    if (st == CLNORM_SUCCESS && partials)
+        st = clnorm__get_kernel(ctx, CLNORM_K_REDUCE, red_options, &r.k);
+    if (st == CLNORM_SUCCESS && partials)
+        st = ensure_workspace(ctx, 2 * nparts * cols * sizeof(float));
+    if (st == CLNORM_SUCCESS) {
+        cl_mem part = partials ? ctx->workspace : NULL;
+        arg_u64(&a, rows);
+        arg_u64(&a, cols);
+        arg_u32(&a, flags);
+        arg_view(&a, &vdy, true);
+        arg_view(&a, &vx, true);
+        arg_view(&a, &vw, false);
+        arg_view(&a, &vm, false);
+        arg_view(&a, &vr, false);
+        arg_view(&a, &vdr, true);
+        arg_view(&a, &vdx, true);
+        arg(&a, sizeof part, &part);
+        if (partials)
+            reduce_args(&r, cols, nparts, rflags, part, &vdw, &vdb);
+        if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
+            st = enqueue_failed(ctx, "clSetKernelArg (backward)", a.err ? a.err : r.err);
+    }
+    cl_uint n = 0;
+    const cl_event *list = NULL;
+    if (st == CLNORM_SUCCESS)
+        /* calls sharing the workspace never overlap on the device, even on an out-of-order queue */
+        st = wait_list(ctx, num_events_in_wait_list, event_wait_list, partials ? ctx->workspace_event : NULL, &n, &list);
+    cl_event e1 = NULL, e2 = NULL;
+    if (st == CLNORM_SUCCESS) {
+        cl_int err = clEnqueueNDRangeKernel(ctx->queue, a.k, 1, NULL, &global, &local, n, list,
+                                            (event || partials) ? &e1 : NULL);
+        if (err != CL_SUCCESS)
+            st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (backward)", err);
+    }
+    if (st == CLNORM_SUCCESS && partials) {
+        cl_int err = clEnqueueNDRangeKernel(ctx->queue, r.k, 1, NULL, &red_global, &red_local, 1, &e1, &e2);
+        if (err != CL_SUCCESS) {
+            st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (reduce)", err);
+        } else {
+            if (ctx->workspace_event)
+                clReleaseEvent(ctx->workspace_event);
+            ctx->workspace_event = e2;
+            clRetainEvent(e2);
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (st == CLNORM_SUCCESS && event) {
+        *event = partials ? e2 : e1;
+        if (partials) {
+            clReleaseEvent(e1);
+        }
+    } else {
+        if (e1)
+            clReleaseEvent(e1);
+        if (e2)
+            clReleaseEvent(e2);
+    }
+    return st;
+}

@@ -1,0 +1,143 @@
+/* clnorm — the per-device table and the choice of launch parameters.
+ * Entries are tried in order; the first whose vendor and type match wins (vendor -> device type
+ * -> default). Figures behind them: ../shared/PERF-NOTES.md and docs/PERFORMANCE.md. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const clnorm_device_params table[] = {
+    /* vendor    type                     vec  tpr  wg   nc_f nc_b target groups/CU workspace */
+    {"NVIDIA", CL_DEVICE_TYPE_GPU,         16,  0, 256,   8,   4,   4,   8, (size_t)64 << 20},
+    {NULL,     CL_DEVICE_TYPE_GPU,         16,  0, 256,   8,   4,   4,   4, (size_t)64 << 20},
+    /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
+     * no register cache and no barriers (PoCL turns work-groups into loops over items). */
+    {NULL,     CL_DEVICE_TYPE_CPU,         64,  1,   8,   0,   0,   1,   4, (size_t)64 << 20},
+    {NULL,     CL_DEVICE_TYPE_ALL,         16,  0, 128,   4,   2,   4,   4, (size_t)64 << 20},
+};
+
+static bool vendor_matches(const char *vendor, const char *want)
+{
+    if (!want)
+        return true;
+    size_t n = strlen(want);
+    for (; *vendor; ++vendor) {
+        size_t i = 0;
+        while (i < n && vendor[i] && tolower((unsigned char)vendor[i]) == tolower((unsigned char)want[i]))
+            ++i;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
+{
+    const size_t n = sizeof table / sizeof table[0];
+    /* CLNORM_DEVICE_CLASS=gpu|cpu uses that table row whatever the device is: this is how CI on a
+     * CPU runs the GPU kernel shapes (several items per row, register cache, local reductions). */
+    const char *cls = getenv("CLNORM_DEVICE_CLASS");
+    if (cls && *cls) {
+        const cl_device_type want = vendor_matches(cls, "gpu") ? CL_DEVICE_TYPE_GPU
+                                    : vendor_matches(cls, "cpu") ? CL_DEVICE_TYPE_CPU : 0;
+        for (size_t i = 0; want && i < n; ++i)
+            if (!table[i].vendor && table[i].type == want)
+                return &table[i];
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (vendor_matches(info->vendor, table[i].vendor) && (info->type & table[i].type))
+            return &table[i];
+    return &table[n - 1];
+}
+
+clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+    cl_uint align_bits = 0;
+    cl_int err = clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof info->type, &info->type, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof info->name - 1, info->name, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_VENDOR, sizeof info->vendor - 1, info->vendor, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof info->compute_units, &info->compute_units, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof info->max_work_group, &info->max_work_group, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof info->local_mem, &info->local_mem, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc, &info->max_alloc, NULL);
+    if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+    info->base_align_bytes = align_bits / 8;
+    if (info->compute_units == 0)
+        info->compute_units = 1;
+    return err;
+}
+
+static size_t next_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static size_t prev_pow2(size_t v)
+{
+    size_t p = 1;
+    while (p * 2 <= v)
+        p <<= 1;
+    return p;
+}
+
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows, size_t cols,
+                           size_t align_or, size_t max_elem)
+{
+    const clnorm_device_params *P = ctx->params;
+    clnorm_launch L;
+
+    /* Vector width: the widest the table allows that divides cols and every offset and stride
+     * (lowest set bit of their OR), so every vector access is naturally aligned. */
+    size_t vec = P->vec_bytes / max_elem;
+    if (vec > 16)
+        vec = 16;
+    if (ctx->info.base_align_bytes && vec * max_elem > ctx->info.base_align_bytes)
+        vec = ctx->info.base_align_bytes / max_elem;
+    if (vec < 1)
+        vec = 1;
+    size_t low = align_or & (~align_or + 1);
+    while (vec > 1 && (low == 0 || low % vec != 0))
+        vec /= 2;
+    L.vec = (unsigned)vec;
+
+    const size_t nv = cols / vec;
+    const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
+    const unsigned nc_max = backward ? P->ncache_bwd : P->ncache_fwd;
+    size_t tpr = P->tpr;
+    if (tpr == 0)
+        tpr = next_pow2((nv + P->ncache_target - 1) / P->ncache_target);
+    if (tpr > max_wg)
+        tpr = max_wg;
+    size_t nc = next_pow2((nv + tpr - 1) / tpr);
+    L.tpr = (unsigned)tpr;
+    L.ncache = nc <= nc_max ? (unsigned)nc : 0;
+    size_t rpw = P->wg_target / tpr;
+    if (rpw < 1)
+        rpw = 1;
+    while (rpw > 1 && rpw * tpr > max_wg)
+        rpw /= 2;
+    L.rpw = (unsigned)rpw;
+
+    const size_t blocks = (rows + rpw - 1) / rpw;
+    if (!backward) {
+        L.groups = blocks;
+        return L;
+    }
+    /* Persistent grid for the backward: enough groups to fill the device, fewer when the fp32
+     * partial sums (2 * groups * rpw * cols floats) would outgrow the workspace cap. */
+    size_t groups = (size_t)ctx->info.compute_units * P->groups_per_cu;
+    const size_t per_group = 2 * rpw * cols * sizeof(float);
+    if (groups * per_group > P->workspace_cap)
+        groups = P->workspace_cap / per_group;
+    if (groups > blocks)
+        groups = blocks;
+    if (groups < 1)
+        groups = 1;
+    L.groups = groups;
+    return L;
+}

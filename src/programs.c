@@ -1,0 +1,94 @@
+/* clnorm — program variants: assembled from the embedded cl/ files sources, built lazily once per
+ * context for each (kernel, options) pair, and cached with their kernel object. The options string
+ * (dtypes, VEC, TPR, RPW, NCACHE, then CLNORM_BUILD_OPTIONS) is the cache key. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *kernel_name;
+    const unsigned char *source;
+    const size_t *length;
+} kernels[CLNORM_K_COUNT] = {
+    [CLNORM_K_FORWARD] = {"clnorm_forward", clnorm_cl_forward, &clnorm_cl_forward_len},
+    [CLNORM_K_BACKWARD] = {"clnorm_backward", clnorm_cl_backward, &clnorm_cl_backward_len},
+    [CLNORM_K_REDUCE] = {"clnorm_reduce", clnorm_cl_reduce, &clnorm_cl_reduce_len},
+};
+
+static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char *options, clnorm_program_entry *e)
+{
+    const char *src[2] = {(const char *)clnorm_cl_common, (const char *)kernels[id].source};
+    const size_t len[2] = {clnorm_cl_common_len, *kernels[id].length};
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(ctx->cl_ctx, 2, src, len, &err);
+    if (err != CL_SUCCESS)
+        return clnorm__fail(ctx, err, "clCreateProgramWithSource failed: %s", clnorm_status_string(err));
+    err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clnorm__fail(ctx, CLNORM_BUILD_FAILED, "building %s with options \"%s\" failed (%s); build log:\n",
+                     kernels[id].kernel_name, options, clnorm_status_string(err));
+        size_t n = 0;
+        clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+        char *log = n ? malloc(n + 1) : NULL;
+        if (log && clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+            log[n] = '\0';
+            clnorm__fail_append(log);
+        } else {
+            clnorm__fail_append("(no build log available)");
+        }
+        free(log);
+        clReleaseProgram(prog);
+        return CLNORM_BUILD_FAILED;
+    }
+    cl_kernel k = clCreateKernel(prog, kernels[id].kernel_name, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseProgram(prog);
+        return clnorm__fail(ctx, err, "clCreateKernel(%s) failed: %s", kernels[id].kernel_name, clnorm_status_string(err));
+    }
+    e->id = id;
+    e->program = prog;
+    e->kernel = k;
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm__get_kernel(clnorm_context *ctx, clnorm_kernel_id id, const char *options, cl_kernel *kernel)
+{
+    for (size_t i = 0; i < ctx->nprograms; ++i)
+        if (ctx->programs[i].id == id && strcmp(ctx->programs[i].options, options) == 0) {
+            *kernel = ctx->programs[i].kernel;
+            return CLNORM_SUCCESS;
+        }
+    if (ctx->nprograms == ctx->cap_programs) {
+        size_t cap = ctx->cap_programs ? 2 * ctx->cap_programs : 16;
+        clnorm_program_entry *p = realloc(ctx->programs, cap * sizeof *p);
+        if (!p)
+            return clnorm__fail(ctx, CLNORM_OUT_OF_HOST_MEMORY, "out of host memory");
+        ctx->programs = p;
+        ctx->cap_programs = cap;
+    }
+    clnorm_program_entry e;
+    e.options = strdup(options);
+    if (!e.options)
+        return clnorm__fail(ctx, CLNORM_OUT_OF_HOST_MEMORY, "out of host memory");
+    clnorm_status st = build(ctx, id, options, &e);
+    if (st != CLNORM_SUCCESS) { /* failures are not cached: a later call tries again */
+        free(e.options);
+        return st;
+    }
+    ctx->programs[ctx->nprograms++] = e;
+    *kernel = e.kernel;
+    return CLNORM_SUCCESS;
+}
+
+void clnorm__release_programs(clnorm_context *ctx)
+{
+    for (size_t i = 0; i < ctx->nprograms; ++i) {
+        clReleaseKernel(ctx->programs[i].kernel);
+        clReleaseProgram(ctx->programs[i].program);
+        free(ctx->programs[i].options);
+    }
+    free(ctx->programs);
+    ctx->programs = NULL;
+    ctx->nprograms = ctx->cap_programs = 0;
+}

@@ -1,0 +1,210 @@
+/* clnorm — argument validation. Everything here runs before anything is enqueued, so a call that
+ * fails leaves every output untouched. Each failure names the argument and what was expected. */
+#include "internal.h"
+
+#include <math.h>
+
+size_t clnorm__dtype_size(clnorm_dtype dt) { return dt == CLNORM_F32 ? 4 : 2; }
+
+const char *clnorm__dtype_token(clnorm_dtype dt)
+{
+    return dt == CLNORM_F32 ? "f32" : dt == CLNORM_BF16 ? "bf16" : "f16";
+}
+
+static bool dtype_known(clnorm_dtype dt) { return dt == CLNORM_F32 || dt == CLNORM_BF16 || dt == CLNORM_F16; }
+
+clnorm_status clnorm__check_eps(const clnorm_context *ctx, float eps)
+{
+    if (!isfinite(eps) || eps < 0.0f)
+        return clnorm__fail(ctx, CLNORM_INVALID_EPS, "eps = %g: expected a finite value >= 0", (double)eps);
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, const cl_event *list)
+{
+    if ((n > 0) != (list != NULL))
+        return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list is %s but num_events_in_wait_list is %u",
+                            list ? "not NULL" : "NULL", n);
+    for (cl_uint i = 0; i < n; ++i)
+        if (!list[i])
+            return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] is NULL", i);
+    return CLNORM_SUCCESS;
+}
+
+/* Checks that mem is a buffer of ctx's cl_context, finds its root buffer and size (bytes). */
+static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name, cl_mem mem, clnorm_view *v,
+                                    size_t *size)
+{
+    cl_mem_object_type type;
+    cl_context owner;
+    cl_mem parent = NULL;
+    size_t origin = 0;
+    if (clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL) != CL_SUCCESS || type != CL_MEM_OBJECT_BUFFER)
+        return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer is not a valid OpenCL buffer", name);
+    if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS || owner != ctx->cl_ctx)
+        return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer belongs to another cl_context than the clnorm context's", name);
+    if (clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof *size, size, NULL) != CL_SUCCESS ||
+        clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS ||
+        (parent && clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL) != CL_SUCCESS))
+        return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer: its size or origin cannot be queried", name);
+    v->root = parent ? parent : mem;
+    v->start = origin; /* bytes; the view's offset is added by the caller */
+    return CLNORM_SUCCESS;
+}
+
+/* a*b + c without overflow; false when it does not fit size_t. */
+static bool mul_add(size_t a, size_t b, size_t c, size_t *out)
+{
+    if (b && a > (SIZE_MAX - c) / b)
+        return false;
+    *out = a * b + c;
+    return true;
+}
+
+clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, const clnorm_matrix *m,
+                                   bool required, size_t rows, size_t cols, clnorm_view *v)
+{
+    *v = (clnorm_view){.name = name};
+    if (!m) {
+        if (required)
+            return clnorm__fail(ctx, CLNORM_NULL_ARGUMENT, "%s is NULL but required", name);
+        return CLNORM_SUCCESS;
+    }
+    if (!m->buffer)
+        return clnorm__fail(ctx, CLNORM_NULL_BUFFER, "%s.buffer is NULL", name);
+    if (!dtype_known(m->dtype))
+        return clnorm__fail(ctx, CLNORM_INVALID_DTYPE, "%s.dtype = %d: expected CLNORM_F32, CLNORM_BF16 or CLNORM_F16",
+                            name, (int)m->dtype);
+    if (m->row_stride != 0 && m->row_stride < cols)
+        return clnorm__fail(ctx, CLNORM_INVALID_STRIDE, "%s.row_stride = %zu: expected 0 (dense) or >= cols = %zu",
+                            name, m->row_stride, cols);
+    size_t size;
+    clnorm_status st = resolve_buffer(ctx, name, m->buffer, v, &size);
+    if (st != CLNORM_SUCCESS)
+        return st;
+    const size_t es = clnorm__dtype_size(m->dtype), stride = m->row_stride ? m->row_stride : cols;
+    size_t end = 0; /* one past the last element, in elements */
+    if (rows > 0 && (!mul_add(rows - 1, stride, cols, &end) || end > SIZE_MAX - m->offset))
+        return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS, "%s: offset %zu + (rows-1)*row_stride + cols overflows size_t",
+                            name, m->offset);
+    end += m->offset;
+    if (end > size / es || m->offset > size / es)
+        return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS,
+                            "%s: offset %zu + (rows-1)*row_stride + cols = %zu elements does not fit its buffer of %zu elements",
+                            name, m->offset, end, size / es);
+    v->present = true;
+    v->mem = m->buffer;
+    v->dtype = m->dtype;
+    v->offset = m->offset;
+    v->stride = stride;
+    v->start += m->offset * es;
+    v->row_bytes = cols * es;
+    v->pitch = stride * es;
+    v->nrows = rows;
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm__check_vector(const clnorm_context *ctx, const char *name, const clnorm_vector *vec,
+                                   bool required, size_t len, bool stats, clnorm_view *v)
+{
+    *v = (clnorm_view){.name = name};
+    if (!vec) {
+        if (required)
+            return clnorm__fail(ctx, CLNORM_NULL_ARGUMENT, "%s is NULL but required", name);
+        return CLNORM_SUCCESS;
+    }
+    if (!vec->buffer)
+        return clnorm__fail(ctx, CLNORM_NULL_BUFFER, "%s.buffer is NULL", name);
+    if (!dtype_known(vec->dtype))
+        return clnorm__fail(ctx, CLNORM_INVALID_DTYPE, "%s.dtype = %d: expected CLNORM_F32, CLNORM_BF16 or CLNORM_F16",
+                            name, (int)vec->dtype);
+    if (stats && vec->dtype != CLNORM_F32)
+        return clnorm__fail(ctx, CLNORM_INVALID_STATS_DTYPE, "%s.dtype = %s: mean and rstd are always CLNORM_F32", name,
+                            clnorm__dtype_token(vec->dtype));
+    size_t size;
+    clnorm_status st = resolve_buffer(ctx, name, vec->buffer, v, &size);
+    if (st != CLNORM_SUCCESS)
+        return st;
+    const size_t es = clnorm__dtype_size(vec->dtype);
+    if (vec->offset > size / es || len > size / es - vec->offset)
+        return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS, "%s: offset %zu + %zu elements does not fit its buffer of %zu elements",
+                            name, vec->offset, len, size / es);
+    v->present = true;
+    v->mem = vec->buffer;
+    v->dtype = vec->dtype;
+    v->offset = vec->offset;
+    v->stride = len;
+    v->start += vec->offset * es;
+    v->row_bytes = len * es;
+    v->pitch = len * es;
+    v->nrows = len ? 1 : 0;
+    return CLNORM_SUCCESS;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) /* b > 0 */
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* Does the single byte interval [s, s+w) meet any row [t + r*pitch, t + r*pitch + wb), r < n? */
+static bool interval_meets_rows(int64_t s, int64_t w, int64_t t, int64_t pitch, int64_t wb, int64_t n)
+{
+    /* smallest r with t + r*pitch + wb > s */
+    int64_t r = floor_div(s - t - wb, pitch) + 1;
+    if (r < 0)
+        r = 0;
+    return r < n && t + r * pitch < s + w;
+}
+
+/* Exact test of two row sets in one root buffer. */
+static bool views_overlap(const clnorm_view *a, const clnorm_view *b)
+{
+    if (!a->present || !b->present || a->root != b->root || a->nrows == 0 || b->nrows == 0 ||
+        a->row_bytes == 0 || b->row_bytes == 0)
+        return false;
+    const int64_t sa = (int64_t)a->start, sb = (int64_t)b->start;
+    const int64_t ea = sa + (int64_t)((a->nrows - 1) * a->pitch + a->row_bytes);
+    const int64_t eb = sb + (int64_t)((b->nrows - 1) * b->pitch + b->row_bytes);
+    if (ea <= sb || eb <= sa)
+        return false;
+    if (a->pitch == b->pitch) { /* equal pitch: rows meet iff some row difference k brings them together */
+        const int64_t p = (int64_t)a->pitch, d = sb - sa, wa = (int64_t)a->row_bytes, wb = (int64_t)b->row_bytes;
+        int64_t k = floor_div(-wb - d, p) + 1; /* smallest k with d + k*p > -wb */
+        if (k < -(int64_t)(a->nrows - 1))
+            k = -(int64_t)(a->nrows - 1);
+        return k <= (int64_t)(b->nrows - 1) && d + k * p < wa;
+    }
+    /* different pitches (rare): walk the rows of the shorter view */
+    const clnorm_view *s = a->nrows <= b->nrows ? a : b, *l = s == a ? b : a;
+    for (size_t r = 0; r < s->nrows; ++r)
+        if (interval_meets_rows((int64_t)(s->start + r * s->pitch), (int64_t)s->row_bytes, (int64_t)l->start,
+                                (int64_t)l->pitch, (int64_t)l->row_bytes, (int64_t)l->nrows))
+            return true;
+    return false;
+}
+
+static bool same_view(const clnorm_view *a, const clnorm_view *b)
+{
+    return a->root == b->root && a->start == b->start && a->pitch == b->pitch && a->dtype == b->dtype &&
+           a->row_bytes == b->row_bytes && a->nrows == b->nrows;
+}
+
+clnorm_status clnorm__check_overlaps(const clnorm_context *ctx, const clnorm_view *const *outs, int nout,
+                                     const clnorm_view *const *ins, int nin, int alias_out, int alias_in)
+{
+    for (int o = 0; o < nout; ++o) {
+        for (int i = 0; i < nin; ++i) {
+            if (!views_overlap(outs[o], ins[i]))
+                continue;
+            if (o == alias_out && i == alias_in && same_view(outs[o], ins[i]))
+                continue;
+            return clnorm__fail(ctx, CLNORM_OVERLAP, "output %s overlaps input %s%s", outs[o]->name, ins[i]->name,
+                                o == alias_out && i == alias_in ? " (only exactly the same view is allowed)" : "");
+        }
+        for (int p = o + 1; p < nout; ++p)
+            if (views_overlap(outs[o], outs[p]))
+                return clnorm__fail(ctx, CLNORM_OVERLAP, "outputs %s and %s overlap", outs[o]->name, outs[p]->name);
+    }
+    return CLNORM_SUCCESS;
+}
