@@ -1,0 +1,380 @@
+/* clnorm-bench — memory-bandwidth benchmark of clnorm's LayerNorm forward and backward.
+ *
+ * LayerNorm is bandwidth bound, so each op is reported as GB/s of the tensors it must move and as a
+ * fraction of a plain float4 copy measured in the same run on a buffer of the same size. Every op
+ * is also checked against a float64 host reference; any mismatch makes the exit status nonzero.
+ * Usage: clnorm-bench --help. */
+#include "bench_case.h"
+#include "bench_kernels.h"
+#include "check.h"
+#include "report.h"
+#include "timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- What is measured. Extend here. -------------------------------------------------------- */
+
+typedef struct bench_shape {
+    const char *set; /* "quick" or "full" */
+    size_t rows, cols;
+} bench_shape;
+
+/* Elements per tensor. Quick: 256 MiB per F32 tensor, well beyond the CPU caches (64 MiB still
+ * sits partly in cache on the CI machine and reads ~2x faster than memory). Full: 512 MiB, for
+ * GPUs, where smaller tensors leave launch overhead visible next to a ~0.1 ms kernel. */
+#define QUICK_ELEMS ((size_t)1 << 26)
+#define FULL_ELEMS ((size_t)1 << 27)
+
+static const bench_shape SHAPES[] = {
+    {"quick", QUICK_ELEMS / 256, 256},
+    {"quick", QUICK_ELEMS / 1024, 1024},
+    {"quick", QUICK_ELEMS / 4096, 4096},
+    {"full", FULL_ELEMS / 256, 256},
+    {"full", FULL_ELEMS / 1024, 1024},
+    {"full", FULL_ELEMS / 4096, 4096},
+    {"full", FULL_ELEMS / 8192, 8192},
+    {"full", FULL_ELEMS / 16384, 16384},
+};
+
+static const clnorm_dtype DTYPES[] = {CLNORM_F32, CLNORM_BF16};
+
+#define QUICK_REPS 10
+#define FULL_REPS 20
+#define WARMUP_REPS 1
+#define DEFAULT_SEED 20240611u
+
+#define NUM_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
+#define NUM_DTYPES (sizeof DTYPES / sizeof DTYPES[0])
+
+static const char TIMING_METHOD[] =
+    "device time from OpenCL profiling: END of a call's last command minus END of an empty 1-item kernel "
+    "enqueued just before it on the in-order queue (covers every kernel of a multi-kernel call)";
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+typedef struct options {
+    const char *set;
+    const char *device; /* NULL: CLNORM_DEVICE, then the default policy */
+    const char *json;
+    int reps;           /* 0: the set's default */
+    size_t rows, cols;  /* --shape: one custom shape instead of the set's (0: none) */
+    unsigned long long seed;
+    int verbose;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: clnorm-bench [--quick | --full | --shape ROWSxCOLS] [--device SPEC] [--reps N] [--json FILE]\n"
+        "                    [--seed N] [--verbose]\n"
+        "\n"
+        "Times clnorm's LayerNorm forward, backward, backward with fused residual gradient and the\n"
+        "unfused baseline (backward + separate add) against a float4 copy, and checks each result\n"
+        "against a float64 host reference. Exit status 1 when a check fails or a call errs.\n"
+        "\n"
+        "  --quick        cols 256, 1024, 4096 with 2^26 elements per tensor, F32 and BF16 (default)\n"
+        "  --full         cols 256 ... 16384 with 2^27 elements per tensor, F32 and BF16\n"
+        "  --shape RxC    only this shape (e.g. 1000x768), F32 and BF16: for quick experiments\n"
+        "  --device SPEC  device spec as for clnorm_context_create (\"gpu\", \"nvidia\", \"pocl\", \"0:1\", ...);\n"
+        "                 default: the CLNORM_DEVICE environment variable, then the default policy\n"
+        "  --reps N       timed repetitions per op, median reported (default %d quick, %d full)\n"
+        "  --json FILE    also write the results as JSON\n"
+        "  --seed N       seed of the random inputs (default %u)\n"
+        "  --verbose      print every repetition's time to stderr\n"
+        "  --help         this text\n",
+        QUICK_REPS, FULL_REPS, DEFAULT_SEED);
+}
+
+/* Accepts "--name value" and "--name=value". Returns the value or NULL if this is not --name. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+    size_t len = strlen(name);
+    if (strncmp(argv[*i], name, len) != 0)
+        return NULL;
+    if (argv[*i][len] == '=')
+        return argv[*i] + len + 1;
+    if (argv[*i][len] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_unsigned(const char *s, unsigned long long *out)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    *out = strtoull(s, &end, 10);
+    return *end == '\0' ? 0 : -1;
+}
+
+/* Returns 0 to run, 1 to exit successfully (--help), 2 on a usage error. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    int i;
+    o->set = "quick";
+    o->device = NULL;
+    o->json = NULL;
+    o->reps = 0;
+    o->rows = o->cols = 0;
+    o->seed = DEFAULT_SEED;
+    o->verbose = 0;
+    for (i = 1; i < argc; ++i) {
+        const char *v;
+        int missing = 0;
+        unsigned long long n;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(argv[i], "--quick")) {
+            o->set = "quick";
+        } else if (!strcmp(argv[i], "--full")) {
+            o->set = "full";
+        } else if (!strcmp(argv[i], "--verbose")) {
+            o->verbose = 1;
+        } else if ((v = option_value(argc, argv, &i, "--device", &missing)) != NULL) {
+            o->device = v;
+        } else if ((v = option_value(argc, argv, &i, "--json", &missing)) != NULL) {
+            o->json = v;
+        } else if ((v = option_value(argc, argv, &i, "--reps", &missing)) != NULL) {
+            if (parse_unsigned(v, &n) != 0 || n < 1 || n > 100000) {
+                fprintf(stderr, "clnorm-bench: --reps wants a number from 1 to 100000, not '%s'\n", v);
+                return 2;
+            }
+            o->reps = (int)n;
+        } else if ((v = option_value(argc, argv, &i, "--shape", &missing)) != NULL) {
+            unsigned long long r = 0, c = 0;
+            char x = 0, extra = 0;
+            if (sscanf(v, "%llu%c%llu%c", &r, &x, &c, &extra) != 3 || x != 'x' || r < 1 || c < 1 ||
+                r > (size_t)-1 / c) {
+                fprintf(stderr, "clnorm-bench: --shape wants ROWSxCOLS (both >= 1), not '%s'\n", v);
+                return 2;
+            }
+            o->set = "custom";
+            o->rows = (size_t)r;
+            o->cols = (size_t)c;
+        } else if ((v = option_value(argc, argv, &i, "--seed", &missing)) != NULL) {
+            if (parse_unsigned(v, &n) != 0) {
+                fprintf(stderr, "clnorm-bench: --seed wants a non-negative number, not '%s'\n", v);
+                return 2;
+            }
+            o->seed = n;
+        } else {
+            if (missing)
+                fprintf(stderr, "clnorm-bench: %s needs a value\n", argv[i]);
+            else
+                fprintf(stderr, "clnorm-bench: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (o->reps == 0)
+        o->reps = strcmp(o->set, "full") == 0 ? FULL_REPS : QUICK_REPS;
+    return 0;
+}
+
+/* ---- device and context -------------------------------------------------------------------- */
+
+static char *device_string(cl_device_id dev, cl_device_info what)
+{
+    size_t size = 0;
+    char *s;
+    if (clGetDeviceInfo(dev, what, 0, NULL, &size) != CL_SUCCESS)
+        size = 0;
+    s = malloc(size + 1);
+    if (!s)
+        return NULL;
+    if (size == 0 || clGetDeviceInfo(dev, what, size, s, NULL) != CL_SUCCESS)
+        size = 0;
+    s[size] = '\0';
+    return s;
+}
+
+static char *platform_name(cl_device_id dev)
+{
+    cl_platform_id p;
+    size_t size = 0;
+    char *s;
+    if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof p, &p, NULL) != CL_SUCCESS ||
+        clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, NULL, &size) != CL_SUCCESS)
+        size = 0;
+    s = malloc(size + 1);
+    if (!s)
+        return NULL;
+    if (size == 0 || clGetPlatformInfo(p, CL_PLATFORM_NAME, size, s, NULL) != CL_SUCCESS)
+        size = 0;
+    s[size] = '\0';
+    return s;
+}
+
+/* The timing needs an in-order queue with profiling. clnorm_context_create promises one; should a
+ * library build ever differ, run on our own such queue through clnorm_context_create_from_queue. */
+static int ensure_profiling_queue(clnorm_context **ctx)
+{
+    cl_command_queue q = clnorm_context_queue(*ctx);
+    cl_command_queue_properties props = 0;
+    cl_command_queue own;
+    clnorm_context *replacement = NULL;
+    cl_int err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clnorm-bench: clGetCommandQueueInfo: %s\n", clnorm_status_string(err));
+        return err;
+    }
+    if ((props & CL_QUEUE_PROFILING_ENABLE) && !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+        return CL_SUCCESS;
+    fprintf(stderr, "clnorm-bench: the context's queue is not an in-order profiling queue; using our own\n");
+    own = clCreateCommandQueue(
+        clnorm_context_cl_context(*ctx), clnorm_context_device(*ctx), CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+        fprintf(stderr, "clnorm-bench: clCreateCommandQueue: %s\n", clnorm_status_string(err));
+        return err;
+    }
+    err = clnorm_context_create_from_queue(own, &replacement);
+    clReleaseCommandQueue(own); /* the new context retained it */
+    if (err != CLNORM_SUCCESS) {
+        fprintf(stderr, "clnorm-bench: clnorm_context_create_from_queue: %s: %s\n", clnorm_status_string(err),
+            clnorm_context_last_error(NULL));
+        return err;
+    }
+    clnorm_context_release(*ctx);
+    *ctx = replacement;
+    return CL_SUCCESS;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    if (timespec_get(&ts, TIME_UTC) != TIME_UTC)
+        return 0.0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    options o;
+    clnorm_context *ctx = NULL;
+    bench_kernels kernels;
+    bench_env env;
+    bench_header hdr;
+    bench_result *results = NULL;
+    check_stats cs = {0, 0, 0.0, "", 0, 0};
+    char *dev_name = NULL, *driver = NULL, *dev_version = NULL, *platform = NULL;
+    char date[32] = "";
+    int nresults = 0, errors = 0, skipped = 0, rc, kernels_ok = 0;
+    size_t s, d;
+    double t_start = now_seconds();
+    time_t now = time(NULL);
+    clnorm_status st;
+
+    rc = parse_options(argc, argv, &o);
+    if (rc != 0)
+        return rc == 1 ? 0 : 2;
+
+    st = clnorm_context_create(o.device, &ctx);
+    if (st != CLNORM_SUCCESS) {
+        fprintf(stderr, "clnorm-bench: clnorm_context_create(%s%s%s): %s\n%s\n", o.device ? "\"" : "",
+            o.device ? o.device : "NULL", o.device ? "\"" : "", clnorm_status_string(st),
+            clnorm_context_last_error(NULL));
+        return 1;
+    }
+    if (ensure_profiling_queue(&ctx) != CL_SUCCESS) {
+        clnorm_context_release(ctx);
+        return 1;
+    }
+
+    memset(&env, 0, sizeof env);
+    env.ctx = ctx;
+    env.context = clnorm_context_cl_context(ctx);
+    env.device = clnorm_context_device(ctx);
+    env.queue = clnorm_context_queue(ctx);
+    env.reps = o.reps;
+    env.warmup = WARMUP_REPS;
+    env.seed = o.seed;
+    env.verbose = o.verbose;
+    if (clGetDeviceInfo(env.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof env.max_alloc, &env.max_alloc, NULL) !=
+            CL_SUCCESS ||
+        clGetDeviceInfo(env.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof env.global_mem, &env.global_mem, NULL) !=
+            CL_SUCCESS) {
+        fprintf(stderr, "clnorm-bench: clGetDeviceInfo failed\n");
+        clnorm_context_release(ctx);
+        return 1;
+    }
+
+    st = bench_kernels_create(env.context, env.device, &kernels);
+    if (st != CL_SUCCESS) {
+        fprintf(stderr, "clnorm-bench: building the benchmark's own kernels: %s\n", clnorm_status_string(st));
+        errors = 1;
+        goto done;
+    }
+    kernels_ok = 1;
+    env.kernels = &kernels;
+
+    dev_name = device_string(env.device, CL_DEVICE_NAME);
+    driver = device_string(env.device, CL_DRIVER_VERSION);
+    dev_version = device_string(env.device, CL_DEVICE_VERSION);
+    platform = platform_name(env.device);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    hdr.device = dev_name ? dev_name : "?";
+    hdr.platform = platform ? platform : "?";
+    hdr.driver = driver ? driver : "?";
+    hdr.device_version = dev_version ? dev_version : "?";
+    hdr.date = date;
+    hdr.set = o.set;
+    hdr.timing = TIMING_METHOD;
+    hdr.reps = o.reps;
+    hdr.warmup = WARMUP_REPS;
+    report_header(stdout, &hdr);
+
+    results = calloc((NUM_SHAPES + 1) * NUM_DTYPES * BENCH_NUM_OPS, sizeof *results);
+    if (!results) {
+        fprintf(stderr, "clnorm-bench: out of host memory\n");
+        errors = 1;
+        goto done;
+    }
+    for (s = 0; s <= NUM_SHAPES; ++s) {
+        /* Index NUM_SHAPES stands for the --shape one. */
+        size_t rows = s < NUM_SHAPES ? SHAPES[s].rows : o.rows, cols = s < NUM_SHAPES ? SHAPES[s].cols : o.cols;
+        if (s < NUM_SHAPES ? strcmp(SHAPES[s].set, o.set) != 0 : o.rows == 0)
+            continue;
+        for (d = 0; d < NUM_DTYPES; ++d) {
+            int n = 0, i;
+            int outcome = bench_case_run(&env, rows, cols, DTYPES[d], results + nresults, &n, &cs);
+            for (i = 0; i < n; ++i)
+                report_line(stdout, &results[nresults + i]);
+            nresults += n;
+            if (outcome == BENCH_CASE_ERROR)
+                errors += 1;
+            else if (outcome == BENCH_CASE_SKIPPED)
+                skipped += 1;
+        }
+    }
+
+    if (o.json && report_json(o.json, &hdr, results, nresults) != 0)
+        errors += 1;
+    printf("# checks: %ld values compared, %ld failed; largest error/tolerance of the passing ones %.3g (%s)\n",
+        cs.values, cs.failures, cs.worst, cs.worst_at);
+    if (skipped)
+        printf("# %d case(s) skipped: too large for the device\n", skipped);
+    if (errors)
+        printf("# %d case(s) failed to run (see stderr)\n", errors);
+    printf("# wall time: %.1f s\n", now_seconds() - t_start);
+
+done:
+    free(results);
+    free(dev_name);
+    free(driver);
+    free(dev_version);
+    free(platform);
+    if (kernels_ok)
+        bench_kernels_release(&kernels);
+    clnorm_context_release(ctx);
+    return errors || cs.failures ? 1 : 0;
+}

@@ -1,0 +1,98 @@
+/* clnorm-bench — text table and JSON output. */
+#include "report.h"
+
+#include "dtype.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+void report_header(FILE *f, const bench_header *h)
+{
+    unsigned v = clnorm_version();
+    fprintf(f, "# clnorm-bench %s (library %u.%u.%u) | set: %s | %d timed reps after %d warm-up, median reported\n",
+        CLNORM_VERSION_STRING, v / 10000, v / 100 % 100, v % 100, h->set, h->reps, h->warmup);
+    fprintf(f, "# device: %s | platform: %s | driver: %s | %s | date: %s\n", h->device, h->platform, h->driver,
+        h->device_version, h->date);
+    fprintf(f, "# timing: %s\n", h->timing);
+    fprintf(f, "# bytes: forward 2, backward 3, backward_res and unfused 4 tensors (weights and statistics not "
+               "counted); copy: float4 copy of one tensor, read+write\n");
+    fprintf(f, "%-13s %-5s %10s %6s %10s %9s %9s %8s\n", "op", "dtype", "rows", "cols", "ms", "GB/s", "copyGB/s",
+        "fraction");
+    fflush(f);
+}
+
+void report_line(FILE *f, const bench_result *r)
+{
+    fprintf(f, "%-13s %-5s %10zu %6zu %10.4f %9.2f %9.2f %8.3f\n", r->op, dtype_name(r->dtype), r->rows, r->cols,
+        r->ms, r->gbps, r->copy_gbps, r->fraction);
+    fflush(f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* JSON has no NaN or Inf: write null for a value that could not be measured. */
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+int report_json(const char *path, const bench_header *h, const bench_result *r, int n)
+{
+    FILE *f = fopen(path, "w");
+    int i;
+    if (!f) {
+        fprintf(stderr, "clnorm-bench: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fputs("{\n  \"device\": ", f);
+    json_string(f, h->device);
+    fputs(",\n  \"platform\": ", f);
+    json_string(f, h->platform);
+    fputs(",\n  \"driver\": ", f);
+    json_string(f, h->driver);
+    fputs(",\n  \"date\": ", f);
+    json_string(f, h->date);
+    fputs(",\n  \"set\": ", f);
+    json_string(f, h->set);
+    fputs(",\n  \"timing\": ", f);
+    json_string(f, h->timing);
+    fprintf(f, ",\n  \"reps\": %d,\n  \"warmup\": %d,\n  \"results\": [", h->reps, h->warmup);
+    for (i = 0; i < n; ++i) {
+        fprintf(f, "%s\n    {\"op\": ", i ? "," : "");
+        json_string(f, r[i].op);
+        fputs(", \"dtype\": ", f);
+        json_string(f, dtype_name(r[i].dtype));
+        fprintf(f, ", \"rows\": %zu, \"cols\": %zu, \"ms\": ", r[i].rows, r[i].cols);
+        json_number(f, r[i].ms);
+        fputs(", \"gbps\": ", f);
+        json_number(f, r[i].gbps);
+        fputs(", \"copy_gbps\": ", f);
+        json_number(f, r[i].copy_gbps);
+        fputs(", \"fraction\": ", f);
+        json_number(f, r[i].fraction);
+        fputc('}', f);
+    }
+    fputs("\n  ]\n}\n", f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "clnorm-bench: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
