@@ -1,0 +1,212 @@
+#include "harness.h"
+
+#include "dtype.h"
+#include "tolerance.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REPORTED 8 /* mismatches printed per view or buffer */
+
+static clnorm_context *g_ctx;
+
+clnorm_context *test_context(void)
+{
+    if (!g_ctx) {
+        clnorm_status st = clnorm_context_create(NULL, &g_ctx);
+        if (st != CLNORM_SUCCESS)
+            g_ctx = NULL;
+        ck_assert_msg(st == CLNORM_SUCCESS,
+                      "no usable OpenCL device (CLNORM_DEVICE=%s): clnorm_context_create -> %d (%s): %s",
+                      getenv("CLNORM_DEVICE") ? getenv("CLNORM_DEVICE") : "(unset)", st,
+                      clnorm_status_string(st), clnorm_context_last_error(NULL));
+        fprintf(stderr, "clnorm tests: device \"%s\"\n", clnorm_context_device_name(g_ctx));
+    }
+    return g_ctx;
+}
+
+int test_run_suite(Suite *suite)
+{
+    SRunner *sr = srunner_create(suite);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    clnorm_context_release(g_ctx);
+    g_ctx = NULL;
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    ck_assert_msg(p != NULL, "out of host memory (%zu bytes)", n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    ck_assert_msg(p != NULL, "out of host memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+void tbuf_init(tbuf *b, const char *name)
+{
+    memset(b, 0, sizeof *b);
+    b->name = name;
+}
+
+static size_t round_up(size_t v, size_t a)
+{
+    return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+size_t tview_elem(const tview *v, size_t r, size_t c)
+{
+    return v->offset + r * (v->stride ? v->stride : v->cols) + c;
+}
+
+size_t tview_end(const tview *v)
+{
+    return v->rows ? tview_elem(v, v->rows - 1, v->cols) : v->offset;
+}
+
+void tview_place(tview *v, tbuf *b, const char *name, clnorm_dtype dt, size_t rows, size_t cols, placement pl)
+{
+    size_t esize = dtype_size(dt);
+    size_t first_free = (b->planned + esize - 1) / esize;
+    v->buf = b;
+    v->vector = 0;
+    v->name = name;
+    v->dtype = dt;
+    v->rows = rows;
+    v->cols = cols;
+    v->offset = round_up(first_free + pl.gap, pl.align);
+    v->stride = pl.pad ? round_up(cols + pl.pad, pl.align) : pl.explicit_stride ? cols : 0;
+    b->planned = tview_end(v) * esize;
+}
+
+void tview_place_vector(tview *v, tbuf *b, const char *name, clnorm_dtype dt, size_t n, placement pl)
+{
+    pl.pad = 0;
+    pl.explicit_stride = 0;
+    tview_place(v, b, name, dt, 1, n, pl);
+    v->vector = 1;
+}
+
+void tbuf_alloc(tbuf *b, cl_context clctx, size_t tail_bytes, rng *r)
+{
+    cl_int err;
+    b->nbytes = b->planned + tail_bytes;
+    b->init = xmalloc(b->nbytes);
+    b->got = xmalloc(b->nbytes);
+    b->checked = xcalloc(b->nbytes, 1);
+    for (size_t i = 0; i < b->nbytes; i++)
+        b->init[i] = (unsigned char)(rng_next(r) >> 56);
+    b->mem = clCreateBuffer(clctx, CL_MEM_READ_WRITE, b->nbytes, NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer(%zu bytes) for %s failed: %d", b->nbytes, b->name, err);
+}
+
+void tbuf_free(tbuf *b)
+{
+    if (b->mem)
+        clReleaseMemObject(b->mem);
+    free(b->init);
+    free(b->got);
+    free(b->checked);
+    tbuf_init(b, b->name);
+}
+
+void tbuf_upload(tbuf *b, cl_command_queue q)
+{
+    CL_OK(clEnqueueWriteBuffer(q, b->mem, CL_TRUE, 0, b->nbytes, b->init, 0, NULL, NULL));
+}
+
+void tbuf_download(tbuf *b, cl_command_queue q)
+{
+    CL_OK(clEnqueueReadBuffer(q, b->mem, CL_TRUE, 0, b->nbytes, b->got, 0, NULL, NULL));
+    memset(b->checked, 0, b->nbytes);
+}
+
+void tbuf_adopt(tbuf *b)
+{
+    memcpy(b->init, b->got, b->nbytes);
+}
+
+clnorm_matrix tview_matrix(const tview *v)
+{
+    clnorm_matrix m = { v->buf ? v->buf->mem : NULL, v->offset, v->stride, v->dtype };
+    return m;
+}
+
+clnorm_vector tview_vector(const tview *v)
+{
+    clnorm_vector m = { v->buf ? v->buf->mem : NULL, v->offset, v->dtype };
+    return m;
+}
+
+void tview_store(const tview *v, double *vals)
+{
+    for (size_t r = 0; r < v->rows; r++)
+        for (size_t c = 0; c < v->cols; c++)
+            vals[r * v->cols + c] = dtype_store(v->dtype, v->buf->init, tview_elem(v, r, c), vals[r * v->cols + c]);
+}
+
+void tview_poison(const tview *v)
+{
+    size_t es = dtype_size(v->dtype);
+    for (size_t r = 0; r < v->rows; r++)
+        memset(v->buf->init + tview_elem(v, r, 0) * es, 0xff, v->cols * es);
+}
+
+void tview_read(const tview *v, double *out)
+{
+    for (size_t r = 0; r < v->rows; r++)
+        for (size_t c = 0; c < v->cols; c++)
+            out[r * v->cols + c] = dtype_load(v->dtype, v->buf->got, tview_elem(v, r, c));
+}
+
+size_t tview_check(const tview *v, const double *ref, const double *tol, const char *what)
+{
+    size_t es = dtype_size(v->dtype), bad = 0;
+    for (size_t r = 0; r < v->rows; r++)
+        for (size_t c = 0; c < v->cols; c++) {
+            size_t e = tview_elem(v, r, c), i = r * v->cols + c;
+            double got = dtype_load(v->dtype, v->buf->got, e);
+            memset(v->buf->checked + e * es, 1, es);
+            if (tol_within(v->dtype, got, ref[i], tol[i]))
+                continue;
+            if (bad++ >= MAX_REPORTED)
+                continue;
+            char where[64];
+            if (v->vector)
+                snprintf(where, sizeof where, "[%zu]", c);
+            else
+                snprintf(where, sizeof where, "[row %zu, col %zu]", r, c);
+            fprintf(stderr, "%s: %s%s (%s, buffer element %zu): got %.9g, expected %.9g, |err| %.3g, "
+                    "tol %.3g (fp32 part) + %.3g (half ulp)\n",
+                    what, v->name, where, dtype_name(v->dtype), e, got, ref[i], fabs(got - ref[i]),
+                    tol[i], 0.5 * dtype_ulp(v->dtype, fmax(fabs(got), fabs(ref[i]))));
+        }
+    if (bad > MAX_REPORTED)
+        fprintf(stderr, "%s: %s: %zu mismatches in all\n", what, v->name, bad);
+    return bad;
+}
+
+size_t tbuf_check_rest(const tbuf *b, const char *what)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < b->nbytes; i++) {
+        if (b->checked[i] || b->got[i] == b->init[i])
+            continue;
+        if (bad++ < MAX_REPORTED)
+            fprintf(stderr, "%s: buffer %s byte %zu (outside the output views) changed: 0x%02x, expected 0x%02x\n",
+                    what, b->name, i, b->got[i], b->init[i]);
+    }
+    if (bad > MAX_REPORTED)
+        fprintf(stderr, "%s: buffer %s: %zu changed bytes in all\n", what, b->name, bad);
+    return bad;
+}

@@ -1,0 +1,314 @@
+/* The API around the operations: version, status strings, context creation and device
+ * selection, last_error, and contexts made from a caller's queue (in-order and out-of-order). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "problem.h"
+
+START_TEST(version_matches_header)
+{
+    ck_assert_uint_eq(clnorm_version(), CLNORM_VERSION_NUMBER);
+    ck_assert_uint_eq(CLNORM_VERSION_NUMBER, CLNORM_VERSION_MAJOR * 10000 + CLNORM_VERSION_MINOR * 100 + CLNORM_VERSION_PATCH);
+}
+END_TEST
+
+static void expect_status_string(clnorm_status st, const char *must_contain)
+{
+    const char *s = clnorm_status_string(st);
+    ck_assert_msg(s != NULL, "clnorm_status_string(%d) is NULL", st);
+    ck_assert_msg(s[0] != '\0', "clnorm_status_string(%d) is empty", st);
+    if (must_contain)
+        ck_assert_msg(strstr(s, must_contain) != NULL, "clnorm_status_string(%d) = \"%s\" lacks \"%s\"", st, s, must_contain);
+}
+
+START_TEST(status_strings)
+{
+#define CHECK_OWN(name, value, message)                 \
+    ck_assert_int_eq(name, value);                      \
+    ck_assert_int_le(name, -10000);                     \
+    expect_status_string(name, #name);
+    CLNORM_STATUS_TABLE(CHECK_OWN)
+#undef CHECK_OWN
+    expect_status_string(CLNORM_SUCCESS, NULL);
+    expect_status_string(CL_INVALID_VALUE, "CL_INVALID_VALUE");
+    expect_status_string(CL_INVALID_EVENT_WAIT_LIST, "CL_INVALID_EVENT_WAIT_LIST");
+    expect_status_string(CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES");
+    expect_status_string(CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE");
+    expect_status_string(CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE");
+    expect_status_string(CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT");
+    static const clnorm_status unknown[] = { 1, 12345, -9999, -10000, -10999, -20000, INT_MIN, INT_MAX };
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        expect_status_string(unknown[i], "unknown");
+}
+END_TEST
+
+START_TEST(release_null_is_noop)
+{
+    clnorm_context_release(NULL);
+}
+END_TEST
+
+START_TEST(create_null_output_pointer)
+{
+    clnorm_status st = clnorm_context_create(NULL, NULL);
+    ck_assert_msg(st == CLNORM_NULL_ARGUMENT, "clnorm_context_create(NULL, NULL) = %d (%s)", st, clnorm_status_string(st));
+    ck_assert_msg(clnorm_context_last_error(NULL)[0] != '\0', "no message for clnorm_context_create(NULL, NULL)");
+}
+END_TEST
+
+START_TEST(accessors)
+{
+    clnorm_context *ctx = test_context();
+    cl_command_queue q = clnorm_context_queue(ctx);
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_device_id d = clnorm_context_device(ctx);
+    const char *name = clnorm_context_device_name(ctx);
+    ck_assert(q != NULL && c != NULL && d != NULL);
+    ck_assert_msg(name != NULL && name[0] != '\0', "empty device name");
+    cl_context qc = NULL;
+    cl_device_id qd = NULL;
+    cl_command_queue_properties props = 0;
+    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL));
+    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof qd, &qd, NULL));
+    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL));
+    ck_assert(qc == c && qd == d);
+    ck_assert_msg(!(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE), "the context's own queue must be in-order");
+    ck_assert_msg(props & CL_QUEUE_PROFILING_ENABLE, "the context's own queue must have profiling enabled");
+}
+END_TEST
+
+/* last_error: non-empty after a failed call, "" after a successful one. */
+START_TEST(last_error_follows_calls)
+{
+    clnorm_context *ctx = test_context();
+    case_cfg c = { 0 };
+    c.rows = 7;
+    c.cols = 64;
+    c.act = c.par = CLNORM_F32;
+    c.affine = AFF_WB;
+    c.eps = 1e-5f;
+    c.seed = 0xa1;
+    problem *p = xmalloc(sizeof *p);
+    fwd_setup(p, ctx, &c);
+    clnorm_matrix x = tview_matrix(&p->x), y = tview_matrix(&p->y);
+    clnorm_status st = clnorm_layer_norm_forward(ctx, 7, 0, 1e-5f, &x, NULL, NULL, &y, NULL, NULL, 0, NULL, NULL);
+    ck_assert_int_eq(st, CLNORM_INVALID_SHAPE);
+    ck_assert_msg(clnorm_context_last_error(ctx)[0] != '\0', "no message after a failed call");
+    cl_event ev = NULL;
+    CLNORM_OK(ctx, fwd_enqueue(p, ctx, 0, NULL, &ev));
+    ck_assert_msg(strcmp(clnorm_context_last_error(ctx), "") == 0, "last_error after a successful call: \"%s\"",
+                  clnorm_context_last_error(ctx));
+    wait_and_release(ev);
+    ck_assert_msg(problem_check(p, ctx) == 0, "%s: mismatches (details above)", p->what);
+    problem_free(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(unknown_device_spec)
+{
+    clnorm_context *good = test_context();
+    const char *name = clnorm_context_device_name(good);
+    clnorm_context *ctx = NULL;
+    clnorm_status st = clnorm_context_create("no-such-device-xyz", &ctx);
+    ck_assert_msg(st == CLNORM_DEVICE_NOT_FOUND, "clnorm_context_create(\"no-such-device-xyz\") = %d (%s)", st,
+                  clnorm_status_string(st));
+    const char *msg = clnorm_context_last_error(NULL);
+    ck_assert_msg(msg != NULL && msg[0] != '\0', "no message for an unknown device spec");
+    ck_assert_msg(strstr(msg, name) != NULL, "the message does not list the device \"%s\": %s", name, msg);
+
+    cl_platform_id plat = NULL;
+    cl_device_id dev = NULL;
+    st = clnorm_select_device("no-such-device-xyz", &plat, &dev);
+    ck_assert_int_eq(st, CLNORM_DEVICE_NOT_FOUND);
+    ck_assert(clnorm_context_last_error(NULL)[0] != '\0');
+}
+END_TEST
+
+/* clnorm_select_device resolves NULL (CLNORM_DEVICE, then the default policy) to the device that
+ * clnorm_context_create(NULL) used; either output pointer may be NULL. */
+START_TEST(select_device_matches_context)
+{
+    clnorm_context *ctx = test_context();
+    cl_platform_id plat = NULL, dplat = NULL;
+    cl_device_id dev = NULL;
+    CLNORM_OK(NULL, clnorm_select_device(NULL, &plat, &dev));
+    ck_assert_msg(dev == clnorm_context_device(ctx), "clnorm_select_device(NULL) picked another device");
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof dplat, &dplat, NULL));
+    ck_assert(plat == dplat);
+    CLNORM_OK(NULL, clnorm_select_device(NULL, NULL, NULL));
+    CLNORM_OK(NULL, clnorm_select_device("", &plat, NULL));
+}
+END_TEST
+
+/* Spec forms: "<platform index>:<device index>", a case-insensitive platform name substring,
+ * a device type, and indices that do not exist. */
+START_TEST(select_device_specs)
+{
+    cl_platform_id plats[16], plat = NULL;
+    cl_device_id devs[16], dev = NULL;
+    cl_uint np = 0, nd = 0;
+    CL_OK(clGetPlatformIDs(16, plats, &np));
+    ck_assert(np > 0);
+    CL_OK(clGetDeviceIDs(plats[0], CL_DEVICE_TYPE_ALL, 16, devs, &nd));
+    CLNORM_OK(NULL, clnorm_select_device("0:0", &plat, &dev));
+    ck_assert_msg(plat == plats[0] && dev == devs[0], "\"0:0\" is not device 0 of platform 0");
+
+    ck_assert_int_eq(clnorm_select_device("0:999", &plat, &dev), CLNORM_DEVICE_NOT_FOUND);
+    ck_assert(clnorm_context_last_error(NULL)[0] != '\0');
+
+    /* the first word of the working device's platform name, upper-cased */
+    cl_device_id mine = clnorm_context_device(test_context());
+    cl_platform_id my_plat = NULL;
+    char pname[256] = { 0 }, word[64] = { 0 };
+    CL_OK(clGetDeviceInfo(mine, CL_DEVICE_PLATFORM, sizeof my_plat, &my_plat, NULL));
+    CL_OK(clGetPlatformInfo(my_plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
+    for (size_t i = 0; i < sizeof word - 1 && pname[i] && pname[i] != ' '; i++)
+        word[i] = (char)(pname[i] >= 'a' && pname[i] <= 'z' ? pname[i] - 'a' + 'A' : pname[i]);
+    ck_assert(word[0]);
+    CLNORM_OK(NULL, clnorm_select_device(word, &plat, &dev));
+    char got_name[256] = { 0 };
+    CL_OK(clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof got_name - 1, got_name, NULL));
+    ck_assert_msg(strncmp(got_name, pname, strlen(word)) == 0 || plat == my_plat,
+                  "spec \"%s\" chose platform \"%s\"", word, got_name);
+
+    cl_device_type type = 0, got_type = 0;
+    CL_OK(clGetDeviceInfo(mine, CL_DEVICE_TYPE, sizeof type, &type, NULL));
+    const char *spec = (type & CL_DEVICE_TYPE_GPU) ? "gpu" : (type & CL_DEVICE_TYPE_CPU) ? "cpu" : "accelerator";
+    CLNORM_OK(NULL, clnorm_select_device(spec, NULL, &dev));
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof got_type, &got_type, NULL));
+    ck_assert_msg(got_type & type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_ACCELERATOR),
+                  "spec \"%s\" chose a device of type 0x%lx", spec, (unsigned long)got_type);
+}
+END_TEST
+
+static case_cfg queue_case(uint64_t seed)
+{
+    case_cfg c = { 0 };
+    c.rows = 33;
+    c.cols = 1000;
+    c.act = CLNORM_BF16;
+    c.par = CLNORM_F32;
+    c.affine = AFF_WB;
+    c.layout = LAY_PAD_ODD;
+    c.stats = STATS_BOTH;
+    c.residual = RES_SEPARATE;
+    c.stats_from_library = 1;
+    c.eps = 1e-5f;
+    c.seed = seed;
+    return c;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static cl_uint queue_refcount(cl_command_queue q)
+{
+    cl_uint n = 0;
+    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL));
+    return n;
+}
+
+/* The caller makes the cl_context and queue; the library uses them, retains the queue and
+ * releases only what it retained: the queue still works after clnorm_context_release. */
+static void from_queue(cl_command_queue_properties props)
+{
+    cl_int err;
+    cl_device_id dev = clnorm_context_device(test_context());
+    cl_context clctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", err);
+    cl_command_queue q = clCreateCommandQueue(clctx, dev, props, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
+    cl_uint refs = queue_refcount(q);
+
+    clnorm_context *ctx = NULL;
+    CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
+    ck_assert(ctx != NULL);
+    ck_assert(clnorm_context_queue(ctx) == q);
+    ck_assert(clnorm_context_cl_context(ctx) == clctx);
+    ck_assert(clnorm_context_device(ctx) == dev);
+    ck_assert(clnorm_context_device_name(ctx) && clnorm_context_device_name(ctx)[0]);
+
+    case_cfg c = queue_case(0xb0 + props);
+    run_forward_case(ctx, &c);
+    run_backward_case(ctx, &c); /* several commands chained by events, after the stats forward */
+    clnorm_context_release(ctx);
+
+    /* Events retain their queue and some implementations (PoCL) drop those references a little
+     * after the events complete: allow up to a second for the count to come back. A count that
+     * stays higher is a reference the library kept; a lower one would have destroyed the queue. */
+    CL_OK(clFinish(q));
+    cl_uint now = queue_refcount(q);
+    for (int i = 0; i < 100 && now > refs; i++) {
+        sleep_ms(10);
+        now = queue_refcount(q);
+    }
+    ck_assert_msg(now == refs, "queue reference count %u after clnorm_context_release, was %u", now, refs);
+    /* the caller's queue is still alive and usable */
+    unsigned char in[256], out[256];
+    for (int i = 0; i < 256; i++)
+        in[i] = (unsigned char)i;
+    cl_mem m = clCreateBuffer(clctx, CL_MEM_READ_WRITE, sizeof in, NULL, &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+    CL_OK(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, sizeof in, in, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+    CL_OK(clFinish(q));
+    ck_assert(memcmp(in, out, sizeof in) == 0);
+    CL_OK(clReleaseMemObject(m));
+    CL_OK(clReleaseCommandQueue(q));
+    CL_OK(clReleaseContext(clctx));
+}
+
+START_TEST(create_from_in_order_queue)
+{
+    from_queue(0);
+}
+END_TEST
+
+START_TEST(create_from_out_of_order_queue)
+{
+    cl_command_queue_properties supported = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL));
+    if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+        fprintf(stderr, "create_from_out_of_order_queue: the device has no out-of-order queues; using an in-order one\n");
+        from_queue(CL_QUEUE_PROFILING_ENABLE);
+        return;
+    }
+    from_queue(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("basics");
+    tcase_add_test(tc, version_matches_header);
+    tcase_add_test(tc, status_strings);
+    tcase_add_test(tc, release_null_is_noop);
+    tcase_add_test(tc, create_null_output_pointer);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("context");
+    tcase_add_test(tc, accessors);
+    tcase_add_test(tc, last_error_follows_calls);
+    tcase_add_test(tc, unknown_device_spec);
+    tcase_add_test(tc, select_device_matches_context);
+    tcase_add_test(tc, select_device_specs);
+    tcase_add_test(tc, create_from_in_order_queue);
+    tcase_add_test(tc, create_from_out_of_order_queue);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(api_suite());
+}

@@ -1,0 +1,101 @@
+/* Backward: the shape table for every dtype configuration (affine, residual and the source of
+ * mean/rstd rotating), plus residual variants. dx (with dresidual: the float64 backward plus
+ * dresidual, rounded once), dweight and dbias are checked against the float64 reference, every
+ * other byte of every buffer (inputs included) against what was uploaded. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "case_table.h"
+#include "harness.h"
+#include "problem.h"
+
+START_TEST(backward_f32) { case_cfg c = table_case(1, DT_F32, _i); run_backward_case(test_context(), &c); }
+END_TEST
+START_TEST(backward_bf16) { case_cfg c = table_case(1, DT_BF16, _i); run_backward_case(test_context(), &c); }
+END_TEST
+START_TEST(backward_f16) { case_cfg c = table_case(1, DT_F16, _i); run_backward_case(test_context(), &c); }
+END_TEST
+START_TEST(backward_mixed) { case_cfg c = table_case(1, DT_MIXED, _i); run_backward_case(test_context(), &c); }
+END_TEST
+
+/* Every residual mode with every dtype configuration, on padded layouts (aligned and odd), with
+ * weight, dweight and dbias. */
+START_TEST(backward_residual)
+{
+    int mode = _i % RES_COUNT, dt = _i / RES_COUNT;
+    case_cfg c = { 0 };
+    c.rows = 33;
+    c.cols = dt % 2 ? 1000 : 771;
+    c.act = dtcfg_act(dt);
+    c.par = dtcfg_par(dt);
+    c.affine = AFF_WB;
+    c.residual = mode;
+    c.layout = dt % 2 ? LAY_PAD_ALIGNED : LAY_PAD_ODD;
+    c.eps = 1e-5f;
+    c.seed = 0x7e50u + (uint64_t)_i;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
+/* The gradients of the parameters without a weight (dweight/dbias still written), and dweight
+ * without dbias and the reverse, with mean/rstd from the library's forward. */
+START_TEST(backward_grad_options)
+{
+    static const int affine[] = { AFF_GRADS, AFF_W, AFF_B, AFF_NONE };
+    case_cfg c = { 0 };
+    c.rows = 300;
+    c.cols = 96;
+    c.act = dtcfg_act(_i < 4 ? DT_F32 : DT_MIXED);
+    c.par = dtcfg_par(_i < 4 ? DT_F32 : DT_MIXED);
+    c.affine = affine[_i % 4];
+    c.residual = RES_INPLACE;
+    c.layout = _i % 2 ? LAY_SHARED : LAY_DENSE_OFFSET;
+    c.stats_from_library = 1;
+    c.eps = 1e-5f;
+    c.seed = 0x9a0u + (uint64_t)_i;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
+/* Every dtype configuration x layout x affine option once, on small rows: cols 96 (a multiple
+ * of 32: wide vectors where the layout allows) or 131 (odd: scalar), rows 7 or 33. */
+START_TEST(backward_sweep)
+{
+    int dt = _i % DT_COUNT, layout = (_i / DT_COUNT) % LAY_COUNT, affine = _i / (DT_COUNT * LAY_COUNT);
+    case_cfg c = table_case(1, dt, 9); /* dtypes of configuration dt, rotation of entry 9 */
+    int k = _i / DT_COUNT;
+    c.rows = k % 2 ? 33 : 7;
+    c.cols = (k / 2 + dt) % 2 ? 131 : 96;
+    c.layout = layout;
+    c.affine = affine;
+    c.residual = (_i / 3) % RES_COUNT;
+    c.stats_from_library = (_i / 7) % 2;
+    c.eps = 1e-5f;
+    c.seed = 0x5e3u + (uint64_t)_i;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
+static Suite *backward_suite(void)
+{
+    Suite *s = suite_create("backward");
+    TCase *tc = tcase_create("table");
+    tcase_add_loop_test(tc, backward_f32, 0, TABLE_CASES);
+    tcase_add_loop_test(tc, backward_bf16, 0, TABLE_CASES);
+    tcase_add_loop_test(tc, backward_f16, 0, TABLE_CASES);
+    tcase_add_loop_test(tc, backward_mixed, 0, TABLE_CASES);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("variants");
+    tcase_add_loop_test(tc, backward_residual, 0, 4 * RES_COUNT);
+    tcase_add_loop_test(tc, backward_grad_options, 0, 8);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("sweep");
+    tcase_add_loop_test(tc, backward_sweep, 0, DT_COUNT * LAY_COUNT * AFF_COUNT);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(backward_suite());
+}

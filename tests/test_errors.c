@@ -1,0 +1,563 @@
+/* Invalid input. Every case changes one argument of a valid call and expects its own status, a
+ * non-empty clnorm_context_last_error() message, and no effect: every buffer (outputs included,
+ * filled with a random pattern) reads back bit-identical after clFinish. Views that share a
+ * buffer without overlapping, and the exact aliases the API allows, must be accepted. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "prng.h"
+
+enum { R = 5, C = 16, RC = R * C, SH = 8 * RC };
+#define BIG_OFFSET_BYTES_WRAP (SIZE_MAX / 4 + 1) /* offset * sizeof(float) wraps to 0 */
+
+/* B_PARENT holds a sub-buffer (f->sub) of RC*2 floats at byte f->sub_origin (a multiple of the
+ * device's base address alignment, >= 1024 bytes): views of the parent and of the sub-buffer
+ * are views of the same memory. */
+enum { B_X, B_Y, B_W, B_B, B_MEAN, B_RSTD, B_DY, B_DX, B_DRES, B_DW, B_DB, B_SHARED, B_PARENT, B_COUNT };
+static const size_t buf_elems_fixed[B_COUNT - 1] = { RC, RC, C, C, R, R, RC, RC, RC, C, C, SH };
+static const char *buf_names[B_COUNT] = { "x", "y", "weight", "bias", "mean", "rstd", "dy", "dx", "dresidual",
+                                          "dweight", "dbias", "shared", "parent of a sub-buffer" };
+
+typedef struct efx {
+    clnorm_context *ctx;
+    cl_mem mem[B_COUNT];
+    size_t elems[B_COUNT];
+    unsigned char *pattern[B_COUNT];
+    cl_mem sub;         /* sub-buffer of mem[B_PARENT] */
+    size_t sub_origin;  /* bytes */
+    cl_mem foreign;     /* a buffer of another cl_context */
+    cl_event done;      /* a completed user event, for the wait-list cases */
+} efx;
+
+static cl_context g_other;
+
+static void efx_setup(efx *f, uint64_t seed)
+{
+    cl_int err;
+    rng r;
+    rng_seed(&r, seed);
+    f->ctx = test_context();
+    cl_context clctx = clnorm_context_cl_context(f->ctx);
+    cl_uint align_bits = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(f->ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
+    size_t align = align_bits >= 8 ? align_bits / 8 : 1;
+    f->sub_origin = (1024 + align - 1) / align * align;
+    for (int i = 0; i < B_COUNT; i++)
+        f->elems[i] = i == B_PARENT ? f->sub_origin / sizeof(float) + 4 * RC : buf_elems_fixed[i];
+    for (int i = 0; i < B_COUNT; i++) {
+        size_t n = f->elems[i] * sizeof(float);
+        f->pattern[i] = xmalloc(n);
+        for (size_t k = 0; k < n; k++)
+            f->pattern[i][k] = (unsigned char)(rng_next(&r) >> 56);
+        f->mem[i] = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n, f->pattern[i], &err);
+        ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer: %d", err);
+    }
+    if (!g_other) {
+        cl_device_id dev = clnorm_context_device(f->ctx);
+        g_other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", err);
+    }
+    cl_buffer_region region = { f->sub_origin, 2 * RC * sizeof(float) };
+    f->sub = clCreateSubBuffer(f->mem[B_PARENT], CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateSubBuffer(origin %zu): %d", f->sub_origin, err);
+    f->foreign = clCreateBuffer(g_other, CL_MEM_READ_WRITE, SH * sizeof(float), NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (other context): %d", err);
+    f->done = clCreateUserEvent(clctx, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
+    CL_OK(clSetUserEventStatus(f->done, CL_COMPLETE));
+}
+
+/* Every buffer must read back exactly as created. */
+static void efx_expect_untouched(efx *f, const char *what)
+{
+    cl_command_queue q = clnorm_context_queue(f->ctx);
+    CL_OK(clFinish(q));
+    for (int i = 0; i < B_COUNT; i++) {
+        size_t n = f->elems[i] * sizeof(float);
+        unsigned char *got = xmalloc(n);
+        CL_OK(clEnqueueReadBuffer(q, f->mem[i], CL_TRUE, 0, n, got, 0, NULL, NULL));
+        size_t first = n;
+        for (size_t k = 0; k < n && first == n; k++)
+            if (got[k] != f->pattern[i][k])
+                first = k;
+        free(got);
+        ck_assert_msg(first == n, "%s: buffer %s changed (first at byte %zu) by a call that failed", what, buf_names[i], first);
+    }
+}
+
+static void efx_teardown(efx *f)
+{
+    clReleaseMemObject(f->sub);
+    for (int i = 0; i < B_COUNT; i++) {
+        clReleaseMemObject(f->mem[i]);
+        free(f->pattern[i]);
+    }
+    clReleaseMemObject(f->foreign);
+    clReleaseEvent(f->done);
+}
+
+static clnorm_matrix mat(cl_mem b, size_t offset, size_t stride)
+{
+    clnorm_matrix m = { b, offset, stride, CLNORM_F32 };
+    return m;
+}
+
+static clnorm_vector vec(cl_mem b, size_t offset)
+{
+    clnorm_vector v = { b, offset, CLNORM_F32 };
+    return v;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Arguments of one call; has_* 0 passes NULL. */
+typedef struct args {
+    clnorm_context *ctx;
+    size_t rows, cols;
+    float eps;
+    clnorm_matrix x, y, dy, dres, dx;
+    clnorm_vector w, b, mean, rstd, dw, db;
+    int has_x, has_y, has_w, has_b, has_mean, has_rstd, has_dy, has_dres, has_dx, has_dw, has_db;
+    cl_uint nwait;
+    const cl_event *wait;
+} args;
+
+/* All F32, exact-size buffers, every optional tensor given. */
+static void base_args(args *a, efx *f)
+{
+    memset(a, 0, sizeof *a);
+    a->ctx = f->ctx;
+    a->rows = R;
+    a->cols = C;
+    a->eps = 1e-5f;
+    a->x = mat(f->mem[B_X], 0, 0);
+    a->y = mat(f->mem[B_Y], 0, 0);
+    a->dy = mat(f->mem[B_DY], 0, 0);
+    a->dres = mat(f->mem[B_DRES], 0, 0);
+    a->dx = mat(f->mem[B_DX], 0, 0);
+    a->w = vec(f->mem[B_W], 0);
+    a->b = vec(f->mem[B_B], 0);
+    a->mean = vec(f->mem[B_MEAN], 0);
+    a->rstd = vec(f->mem[B_RSTD], 0);
+    a->dw = vec(f->mem[B_DW], 0);
+    a->db = vec(f->mem[B_DB], 0);
+    a->has_x = a->has_y = a->has_w = a->has_b = a->has_mean = a->has_rstd = 1;
+    a->has_dy = a->has_dres = a->has_dx = a->has_dw = a->has_db = 1;
+}
+
+static clnorm_status call_forward(const args *a, cl_event *ev)
+{
+    return clnorm_layer_norm_forward(a->ctx, a->rows, a->cols, a->eps, a->has_x ? &a->x : NULL,
+                                     a->has_w ? &a->w : NULL, a->has_b ? &a->b : NULL, a->has_y ? &a->y : NULL,
+                                     a->has_mean ? &a->mean : NULL, a->has_rstd ? &a->rstd : NULL, a->nwait, a->wait, ev);
+}
+
+static clnorm_status call_backward(const args *a, cl_event *ev)
+{
+    return clnorm_layer_norm_backward(a->ctx, a->rows, a->cols, a->has_dy ? &a->dy : NULL, a->has_x ? &a->x : NULL,
+                                      a->has_w ? &a->w : NULL, a->has_mean ? &a->mean : NULL,
+                                      a->has_rstd ? &a->rstd : NULL, a->has_dres ? &a->dres : NULL,
+                                      a->has_dx ? &a->dx : NULL, a->has_dw ? &a->dw : NULL, a->has_db ? &a->db : NULL,
+                                      a->nwait, a->wait, ev);
+}
+
+/* One case: a description, the expected status (alt: a second acceptable one, or 0). */
+typedef struct expect {
+    const char *what;
+    clnorm_status status, alt;
+} expect;
+
+#define CASE(n, text, st)   \
+    case n:                 \
+        e.what = text;      \
+        e.status = st;
+#define END_CASES(count)                                                   \
+    default:                                                               \
+        ck_abort_msg("case %d does not exist (%d cases)", i, count);       \
+    }                                                                      \
+    return e;
+
+/* ------------------------------------------------------------------------------------------ */
+#define FWD_ERROR_CASES 57
+
+static expect forward_error_case(int i, args *a, efx *f)
+{
+    expect e = { NULL, 0, 0 };
+    cl_mem sh = f->mem[B_SHARED];
+    switch (i) {
+    CASE(0, "ctx NULL", CLNORM_NULL_ARGUMENT) a->ctx = NULL; break;
+    CASE(1, "x NULL", CLNORM_NULL_ARGUMENT) a->has_x = 0; break;
+    CASE(2, "y NULL", CLNORM_NULL_ARGUMENT) a->has_y = 0; break;
+    CASE(3, "x.buffer NULL", CLNORM_NULL_BUFFER) a->x.buffer = NULL; break;
+    CASE(4, "y.buffer NULL", CLNORM_NULL_BUFFER) a->y.buffer = NULL; break;
+    CASE(5, "weight.buffer NULL", CLNORM_NULL_BUFFER) a->w.buffer = NULL; break;
+    CASE(6, "bias.buffer NULL", CLNORM_NULL_BUFFER) a->b.buffer = NULL; break;
+    CASE(7, "mean.buffer NULL", CLNORM_NULL_BUFFER) a->mean.buffer = NULL; break;
+    CASE(8, "rstd.buffer NULL", CLNORM_NULL_BUFFER) a->rstd.buffer = NULL; break;
+    CASE(9, "cols 0", CLNORM_INVALID_SHAPE) a->cols = 0; break;
+    CASE(10, "x.row_stride cols-1", CLNORM_INVALID_STRIDE) a->x.row_stride = C - 1; break;
+    CASE(11, "y.row_stride 1", CLNORM_INVALID_STRIDE) a->y.row_stride = 1; break;
+    CASE(12, "x.offset 1 in an exact-size buffer", CLNORM_OUT_OF_BOUNDS) a->x.offset = 1; break;
+    CASE(13, "y.row_stride cols+1 in a dense-size buffer", CLNORM_OUT_OF_BOUNDS) a->y.row_stride = C + 1; break;
+    CASE(14, "rows + 1", CLNORM_OUT_OF_BOUNDS) a->rows = R + 1; break;
+    CASE(15, "weight.offset 1", CLNORM_OUT_OF_BOUNDS) a->w.offset = 1; break;
+    CASE(16, "bias.offset cols", CLNORM_OUT_OF_BOUNDS) a->b.offset = C; break;
+    CASE(17, "mean.offset 1", CLNORM_OUT_OF_BOUNDS) a->mean.offset = 1; break;
+    CASE(18, "rstd.offset rows", CLNORM_OUT_OF_BOUNDS) a->rstd.offset = R; break;
+    CASE(19, "x.offset SIZE_MAX-2 (offset + extent wraps)", CLNORM_OUT_OF_BOUNDS) a->x.offset = SIZE_MAX - 2; break;
+    CASE(20, "y.offset SIZE_MAX/4+1 (bytes wrap to 0)", CLNORM_OUT_OF_BOUNDS) a->y.offset = BIG_OFFSET_BYTES_WRAP; break;
+    /* a huge stride: the view does not fit (OUT_OF_BOUNDS); "sizes must fit size_t" (INVALID_SHAPE)
+     * reads on it too, so either is accepted */
+    CASE(21, "x.row_stride SIZE_MAX/2 ((rows-1)*stride wraps)", CLNORM_OUT_OF_BOUNDS)
+        e.alt = CLNORM_INVALID_SHAPE;
+        a->x.row_stride = SIZE_MAX / 2;
+        break;
+    CASE(22, "y.row_stride SIZE_MAX/4+1 (bytes wrap)", CLNORM_OUT_OF_BOUNDS)
+        e.alt = CLNORM_INVALID_SHAPE;
+        a->y.row_stride = BIG_OFFSET_BYTES_WRAP;
+        break;
+    CASE(23, "weight.offset SIZE_MAX-cols+2 (offset + cols wraps to 1)", CLNORM_OUT_OF_BOUNDS) a->w.offset = SIZE_MAX - C + 2; break;
+    CASE(24, "bias.offset SIZE_MAX/4+1 (bytes wrap to 0)", CLNORM_OUT_OF_BOUNDS) a->b.offset = BIG_OFFSET_BYTES_WRAP; break;
+    CASE(25, "mean.offset SIZE_MAX", CLNORM_OUT_OF_BOUNDS) a->mean.offset = SIZE_MAX; break;
+    CASE(26, "rstd.offset SIZE_MAX-rows+1 (offset + rows wraps to 0)", CLNORM_OUT_OF_BOUNDS) a->rstd.offset = SIZE_MAX - R + 1; break;
+    CASE(27, "mean.dtype BF16", CLNORM_INVALID_STATS_DTYPE) a->mean.dtype = CLNORM_BF16; break;
+    CASE(28, "rstd.dtype F16", CLNORM_INVALID_STATS_DTYPE) a->rstd.dtype = CLNORM_F16; break;
+    CASE(29, "x.dtype 7", CLNORM_INVALID_DTYPE) a->x.dtype = (clnorm_dtype)7; break;
+    CASE(30, "y.dtype 7", CLNORM_INVALID_DTYPE) a->y.dtype = (clnorm_dtype)7; break;
+    CASE(31, "weight.dtype 3", CLNORM_INVALID_DTYPE) a->w.dtype = (clnorm_dtype)3; break;
+    CASE(32, "bias.dtype 7", CLNORM_INVALID_DTYPE) a->b.dtype = (clnorm_dtype)7; break;
+    CASE(33, "eps NaN", CLNORM_INVALID_EPS) a->eps = NAN; break;
+    CASE(34, "eps +inf", CLNORM_INVALID_EPS) a->eps = INFINITY; break;
+    CASE(35, "eps -inf", CLNORM_INVALID_EPS) a->eps = -INFINITY; break;
+    CASE(36, "eps -1e-5", CLNORM_INVALID_EPS) a->eps = -1e-5f; break;
+    CASE(37, "y partially overlapping x", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->y = mat(sh, C / 2, 0);
+        break;
+    CASE(38, "y at x's buffer and offset with another row_stride", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, C);
+        a->y = mat(sh, 0, C + 1);
+        break;
+    CASE(39, "y at x's buffer and offset with another dtype", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->y = mat(sh, 0, 0);
+        a->y.dtype = CLNORM_BF16;
+        break;
+    CASE(40, "bf16 y overlapping f32 x in bytes only (y.offset = x's end in elements)", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->y = mat(sh, RC, 0); /* bf16 element RC is byte 2*RC, inside x's 4*RC bytes */
+        a->y.dtype = CLNORM_BF16;
+        break;
+    CASE(41, "mean overlapping rstd", CLNORM_OVERLAP)
+        a->mean = vec(sh, 0);
+        a->rstd = vec(sh, R - 1);
+        break;
+    CASE(42, "mean exactly rstd", CLNORM_OVERLAP)
+        a->mean = vec(sh, 3);
+        a->rstd = vec(sh, 3);
+        break;
+    CASE(43, "mean inside x", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->mean = vec(sh, RC / 2);
+        break;
+    CASE(44, "y overlapping weight", CLNORM_OVERLAP)
+        a->y = mat(sh, 0, 0);
+        a->w = vec(sh, RC - 4);
+        break;
+    CASE(45, "rstd overlapping bias", CLNORM_OVERLAP)
+        a->b = vec(sh, 0);
+        a->rstd = vec(sh, C - 1);
+        break;
+    CASE(46, "y padding rows interleaved with x rows (x stride 2C, y at offset C stride 2C: disjoint) but mean inside y", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 2 * C);
+        a->y = mat(sh, C, 2 * C);
+        a->mean = vec(sh, 3 * C + 2);
+        break;
+    CASE(47, "x.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->x.buffer = f->foreign; break;
+    CASE(48, "y.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->y.buffer = f->foreign; break;
+    CASE(49, "weight.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->w.buffer = f->foreign; break;
+    CASE(50, "mean.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->mean.buffer = f->foreign; break;
+    CASE(51, "wait list count 1, list NULL", CL_INVALID_EVENT_WAIT_LIST) a->nwait = 1; a->wait = NULL; break;
+    CASE(52, "wait list count 0, list non-NULL", CL_INVALID_EVENT_WAIT_LIST) a->nwait = 0; a->wait = &f->done; break;
+    /* sizes beyond size_t: INVALID_SHAPE by its description, OUT_OF_BOUNDS as a view that cannot fit */
+    CASE(53, "rows and cols SIZE_MAX", CLNORM_INVALID_SHAPE) e.alt = CLNORM_OUT_OF_BOUNDS; a->rows = SIZE_MAX; a->cols = SIZE_MAX; break;
+    CASE(54, "cols SIZE_MAX/2 (cols * 4 bytes wraps)", CLNORM_INVALID_SHAPE) e.alt = CLNORM_OUT_OF_BOUNDS; a->rows = 1; a->cols = SIZE_MAX / 2; break;
+    CASE(55, "bias.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->b.buffer = f->foreign; break;
+    CASE(56, "y in a sub-buffer overlapping x in the parent buffer", CLNORM_OVERLAP)
+        a->x = mat(f->mem[B_PARENT], f->sub_origin / sizeof(float) - C / 2, 0); /* ends inside the sub-buffer */
+        a->y = mat(f->sub, 0, 0);
+        break;
+    END_CASES(FWD_ERROR_CASES)
+}
+
+#define BWD_ERROR_CASES 58
+
+static expect backward_error_case(int i, args *a, efx *f)
+{
+    expect e = { NULL, 0, 0 };
+    cl_mem sh = f->mem[B_SHARED];
+    switch (i) {
+    CASE(0, "ctx NULL", CLNORM_NULL_ARGUMENT) a->ctx = NULL; break;
+    CASE(1, "dy NULL", CLNORM_NULL_ARGUMENT) a->has_dy = 0; break;
+    CASE(2, "x NULL", CLNORM_NULL_ARGUMENT) a->has_x = 0; break;
+    CASE(3, "mean NULL", CLNORM_NULL_ARGUMENT) a->has_mean = 0; break;
+    CASE(4, "rstd NULL", CLNORM_NULL_ARGUMENT) a->has_rstd = 0; break;
+    CASE(5, "dx NULL", CLNORM_NULL_ARGUMENT) a->has_dx = 0; break;
+    CASE(6, "dy.buffer NULL", CLNORM_NULL_BUFFER) a->dy.buffer = NULL; break;
+    CASE(7, "x.buffer NULL", CLNORM_NULL_BUFFER) a->x.buffer = NULL; break;
+    CASE(8, "weight.buffer NULL", CLNORM_NULL_BUFFER) a->w.buffer = NULL; break;
+    CASE(9, "mean.buffer NULL", CLNORM_NULL_BUFFER) a->mean.buffer = NULL; break;
+    CASE(10, "rstd.buffer NULL", CLNORM_NULL_BUFFER) a->rstd.buffer = NULL; break;
+    CASE(11, "dresidual.buffer NULL", CLNORM_NULL_BUFFER) a->dres.buffer = NULL; break;
+    CASE(12, "dx.buffer NULL", CLNORM_NULL_BUFFER) a->dx.buffer = NULL; break;
+    CASE(13, "dweight.buffer NULL", CLNORM_NULL_BUFFER) a->dw.buffer = NULL; break;
+    CASE(14, "dbias.buffer NULL", CLNORM_NULL_BUFFER) a->db.buffer = NULL; break;
+    CASE(15, "cols 0", CLNORM_INVALID_SHAPE) a->cols = 0; break;
+    CASE(16, "dy.row_stride cols-1", CLNORM_INVALID_STRIDE) a->dy.row_stride = C - 1; break;
+    CASE(17, "x.row_stride 1", CLNORM_INVALID_STRIDE) a->x.row_stride = 1; break;
+    CASE(18, "dresidual.row_stride cols-1", CLNORM_INVALID_STRIDE) a->dres.row_stride = C - 1; break;
+    CASE(19, "dx.row_stride cols-1", CLNORM_INVALID_STRIDE) a->dx.row_stride = C - 1; break;
+    CASE(20, "dy.offset 1", CLNORM_OUT_OF_BOUNDS) a->dy.offset = 1; break;
+    CASE(21, "dx.row_stride cols+1 in a dense-size buffer", CLNORM_OUT_OF_BOUNDS) a->dx.row_stride = C + 1; break;
+    CASE(22, "dresidual.offset 1", CLNORM_OUT_OF_BOUNDS) a->dres.offset = 1; break;
+    CASE(23, "rows + 1", CLNORM_OUT_OF_BOUNDS) a->rows = R + 1; break;
+    CASE(24, "dweight.offset 1", CLNORM_OUT_OF_BOUNDS) a->dw.offset = 1; break;
+    CASE(25, "dbias.offset SIZE_MAX-cols+2 (offset + cols wraps)", CLNORM_OUT_OF_BOUNDS) a->db.offset = SIZE_MAX - C + 2; break;
+    CASE(26, "mean.offset SIZE_MAX", CLNORM_OUT_OF_BOUNDS) a->mean.offset = SIZE_MAX; break;
+    CASE(27, "x.offset SIZE_MAX/4+1 (bytes wrap to 0)", CLNORM_OUT_OF_BOUNDS) a->x.offset = BIG_OFFSET_BYTES_WRAP; break;
+    CASE(28, "weight.offset 1", CLNORM_OUT_OF_BOUNDS) a->w.offset = 1; break;
+    CASE(29, "rstd.offset 1", CLNORM_OUT_OF_BOUNDS) a->rstd.offset = 1; break;
+    CASE(30, "mean.dtype BF16", CLNORM_INVALID_STATS_DTYPE) a->mean.dtype = CLNORM_BF16; break;
+    CASE(31, "rstd.dtype F16", CLNORM_INVALID_STATS_DTYPE) a->rstd.dtype = CLNORM_F16; break;
+    CASE(32, "dy.dtype 7", CLNORM_INVALID_DTYPE) a->dy.dtype = (clnorm_dtype)7; break;
+    CASE(33, "dx.dtype 7", CLNORM_INVALID_DTYPE) a->dx.dtype = (clnorm_dtype)7; break;
+    CASE(34, "dweight.dtype 7", CLNORM_INVALID_DTYPE) a->dw.dtype = (clnorm_dtype)7; break;
+    CASE(35, "dresidual.dtype 3", CLNORM_INVALID_DTYPE) a->dres.dtype = (clnorm_dtype)3; break;
+    CASE(36, "dx partially overlapping x", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->dx = mat(sh, C, 0);
+        break;
+    CASE(37, "dx exactly x", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->dx = mat(sh, 0, 0);
+        break;
+    CASE(38, "dx partially overlapping dy", CLNORM_OVERLAP)
+        a->dy = mat(sh, 2 * C + 1, 0);
+        a->dx = mat(sh, 0, 0);
+        break;
+    CASE(39, "dx exactly dy", CLNORM_OVERLAP)
+        a->dy = mat(sh, 7, C + 3);
+        a->dx = mat(sh, 7, C + 3);
+        break;
+    CASE(40, "dweight overlapping dbias", CLNORM_OVERLAP)
+        a->dw = vec(sh, 0);
+        a->db = vec(sh, 1);
+        break;
+    CASE(41, "dweight exactly dbias", CLNORM_OVERLAP)
+        a->dw = vec(sh, 5);
+        a->db = vec(sh, 5);
+        break;
+    CASE(42, "dx partially overlapping dresidual", CLNORM_OVERLAP)
+        a->dres = mat(sh, 0, 0);
+        a->dx = mat(sh, 1, 0);
+        break;
+    CASE(43, "dx at dresidual's buffer and offset with another row_stride", CLNORM_OVERLAP)
+        a->dres = mat(sh, 0, C);
+        a->dx = mat(sh, 0, C + 2);
+        break;
+    CASE(44, "dx at dresidual's buffer, offset and stride with another dtype", CLNORM_OVERLAP)
+        a->dres = mat(sh, 0, 0);
+        a->dx = mat(sh, 0, 0);
+        a->dres.dtype = CLNORM_BF16;
+        break;
+    CASE(45, "dweight overlapping weight", CLNORM_OVERLAP)
+        a->w = vec(sh, 0);
+        a->dw = vec(sh, C / 2);
+        break;
+    CASE(46, "dbias overlapping mean", CLNORM_OVERLAP)
+        a->mean = vec(sh, 0);
+        a->db = vec(sh, 2);
+        break;
+    CASE(47, "dx overlapping rstd", CLNORM_OVERLAP)
+        a->rstd = vec(sh, RC - 1);
+        a->dx = mat(sh, 0, 0);
+        break;
+    CASE(48, "dweight overlapping dx", CLNORM_OVERLAP)
+        a->dx = mat(sh, 0, 0);
+        a->dw = vec(sh, RC - C / 2);
+        break;
+    CASE(49, "dy.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->dy.buffer = f->foreign; break;
+    CASE(50, "dx.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->dx.buffer = f->foreign; break;
+    CASE(51, "dbias.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->db.buffer = f->foreign; break;
+    CASE(52, "dresidual.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->dres.buffer = f->foreign; break;
+    CASE(53, "wait list count 2, list NULL", CL_INVALID_EVENT_WAIT_LIST) a->nwait = 2; a->wait = NULL; break;
+    CASE(54, "wait list count 0, list non-NULL", CL_INVALID_EVENT_WAIT_LIST) a->nwait = 0; a->wait = &f->done; break;
+    CASE(55, "rstd.buffer of another cl_context", CLNORM_INVALID_BUFFER) a->rstd.buffer = f->foreign; break;
+    CASE(56, "dx in a sub-buffer, dy in the parent buffer inside the sub-buffer's range", CLNORM_OVERLAP)
+        a->dy = mat(f->mem[B_PARENT], f->sub_origin / sizeof(float) + RC - 3, 0);
+        a->dx = mat(f->sub, 0, 0);
+        break;
+    CASE(57, "dweight in the parent buffer inside dbias's sub-buffer", CLNORM_OVERLAP)
+        a->db = vec(f->sub, C);
+        a->dw = vec(f->mem[B_PARENT], f->sub_origin / sizeof(float) + C + 1);
+        break;
+    END_CASES(BWD_ERROR_CASES)
+}
+
+static void run_error_case(int i, int backward)
+{
+    efx f;
+    args a;
+    char what[200];
+    efx_setup(&f, 0xe7707u + (uint64_t)i + (backward ? 1000u : 0u));
+    base_args(&a, &f);
+    expect e = backward ? backward_error_case(i, &a, &f) : forward_error_case(i, &a, &f);
+    snprintf(what, sizeof what, "%s error case %d (%s)", backward ? "backward" : "forward", i, e.what);
+    cl_event ev = NULL;
+    clnorm_status st = backward ? call_backward(&a, &ev) : call_forward(&a, &ev);
+    if (st == CLNORM_SUCCESS && ev)
+        clWaitForEvents(1, &ev), clReleaseEvent(ev);
+    ck_assert_msg(st == e.status || (e.alt && st == e.alt), "%s: status %d (%s), expected %d (%s)%s: %s", what, st,
+                  clnorm_status_string(st), e.status, clnorm_status_string(e.status), e.alt ? " or its alternative" : "",
+                  clnorm_context_last_error(a.ctx));
+    const char *msg = clnorm_context_last_error(a.ctx);
+    ck_assert_msg(msg != NULL && msg[0] != '\0', "%s: empty clnorm_context_last_error", what);
+    efx_expect_untouched(&f, what);
+    efx_teardown(&f);
+}
+
+START_TEST(forward_error) { run_error_case(_i, 0); }
+END_TEST
+START_TEST(backward_error) { run_error_case(_i, 1); }
+END_TEST
+
+/* ------------------------------------------------------------------------------------------ */
+/* Valid calls that look close to the errors above: all must succeed. */
+#define FWD_VALID_CASES 9
+
+static expect forward_valid_case(int i, args *a, efx *f)
+{
+    expect e = { NULL, CLNORM_SUCCESS, 0 };
+    cl_mem sh = f->mem[B_SHARED];
+    switch (i) {
+    CASE(0, "exact-size buffers", CLNORM_SUCCESS) break;
+    CASE(1, "eps 0", CLNORM_SUCCESS) a->eps = 0.0f; break;
+    CASE(2, "x and y in the two halves of one buffer, adjacent", CLNORM_SUCCESS)
+        a->x = mat(sh, 0, 0);
+        a->y = mat(sh, RC, 0);
+        break;
+    CASE(3, "mean and rstd at different offsets of one buffer, adjacent", CLNORM_SUCCESS)
+        a->mean = vec(sh, 0);
+        a->rstd = vec(sh, R);
+        break;
+    CASE(4, "y exactly x (in place), explicit row_stride", CLNORM_SUCCESS)
+        a->x = mat(sh, 3, C + 5);
+        a->y = mat(sh, 3, C + 5);
+        break;
+    CASE(5, "f32 x then bf16 y adjacent in bytes", CLNORM_SUCCESS)
+        a->x = mat(sh, 0, 0);
+        a->y = mat(sh, 2 * RC, 0); /* bf16 element 2*RC is byte 4*RC: x's end */
+        a->y.dtype = CLNORM_BF16;
+        break;
+    CASE(6, "rows interleaved: x rows and y rows alternate in one buffer; weight and bias the same view", CLNORM_SUCCESS)
+        a->x = mat(sh, 0, 2 * C);
+        a->y = mat(sh, C, 2 * C);
+        a->w = vec(sh, 2 * R * C);
+        a->b = vec(sh, 2 * R * C);
+        a->mean = vec(sh, 2 * R * C + C);
+        a->rstd = vec(sh, 2 * R * C + C + R);
+        break;
+    CASE(7, "rows 0, no weight, bias, mean, rstd", CLNORM_SUCCESS)
+        a->rows = 0;
+        a->has_w = a->has_b = a->has_mean = a->has_rstd = 0;
+        break;
+    CASE(8, "x in the parent buffer before a sub-buffer holding y", CLNORM_SUCCESS)
+        a->x = mat(f->mem[B_PARENT], f->sub_origin / sizeof(float) - RC, 0); /* ends where the sub-buffer begins */
+        a->y = mat(f->sub, 0, 0);
+        break;
+    END_CASES(FWD_VALID_CASES)
+}
+
+#define BWD_VALID_CASES 7
+
+static expect backward_valid_case(int i, args *a, efx *f)
+{
+    expect e = { NULL, CLNORM_SUCCESS, 0 };
+    cl_mem sh = f->mem[B_SHARED];
+    switch (i) {
+    CASE(0, "exact-size buffers", CLNORM_SUCCESS) break;
+    CASE(1, "dresidual exactly dx (in-place accumulation)", CLNORM_SUCCESS)
+        a->dres = mat(sh, 5, C + 1);
+        a->dx = mat(sh, 5, C + 1);
+        break;
+    CASE(2, "dy, x, dx in thirds of one buffer", CLNORM_SUCCESS)
+        a->dy = mat(sh, 0, 0);
+        a->x = mat(sh, RC, 0);
+        a->dx = mat(sh, 2 * RC, 0);
+        break;
+    CASE(3, "dweight and dbias at different offsets of one buffer", CLNORM_SUCCESS)
+        a->dw = vec(sh, 0);
+        a->db = vec(sh, C);
+        break;
+    CASE(4, "mean, rstd, weight in one buffer (inputs), dweight after them", CLNORM_SUCCESS)
+        a->mean = vec(sh, 0);
+        a->rstd = vec(sh, R);
+        a->w = vec(sh, 2 * R);
+        a->dw = vec(sh, 2 * R + C);
+        break;
+    CASE(5, "rows 0", CLNORM_SUCCESS) a->rows = 0; break;
+    CASE(6, "no weight, dresidual; dweight and dbias given", CLNORM_SUCCESS) a->has_w = a->has_dres = 0; break;
+    END_CASES(BWD_VALID_CASES)
+}
+
+static void run_valid_case(int i, int backward)
+{
+    efx f;
+    args a;
+    char what[200];
+    efx_setup(&f, 0x7a11du + (uint64_t)i);
+    base_args(&a, &f);
+    expect e = backward ? backward_valid_case(i, &a, &f) : forward_valid_case(i, &a, &f);
+    snprintf(what, sizeof what, "%s valid case %d (%s)", backward ? "backward" : "forward", i, e.what);
+    cl_event ev = NULL;
+    clnorm_status st = backward ? call_backward(&a, &ev) : call_forward(&a, &ev);
+    ck_assert_msg(st == CLNORM_SUCCESS, "%s: status %d (%s): %s", what, st, clnorm_status_string(st),
+                  clnorm_context_last_error(a.ctx));
+    ck_assert_msg(clnorm_context_last_error(a.ctx)[0] == '\0', "%s: last_error \"%s\" after success", what,
+                  clnorm_context_last_error(a.ctx));
+    ck_assert_msg(ev != NULL, "%s: no event", what);
+    CL_OK(clWaitForEvents(1, &ev));
+    CL_OK(clReleaseEvent(ev));
+    efx_teardown(&f);
+}
+
+START_TEST(forward_valid) { run_valid_case(_i, 0); }
+END_TEST
+START_TEST(backward_valid) { run_valid_case(_i, 1); }
+END_TEST
+
+static Suite *errors_suite(void)
+{
+    Suite *s = suite_create("errors");
+    TCase *tc = tcase_create("invalid");
+    tcase_add_loop_test(tc, forward_error, 0, FWD_ERROR_CASES);
+    tcase_add_loop_test(tc, backward_error, 0, BWD_ERROR_CASES);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("valid");
+    tcase_add_loop_test(tc, forward_valid, 0, FWD_VALID_CASES);
+    tcase_add_loop_test(tc, backward_valid, 0, BWD_VALID_CASES);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    int rc = test_run_suite(errors_suite());
+    if (g_other)
+        clReleaseContext(g_other);
+    return rc;
+}

@@ -1,0 +1,251 @@
+/* Events: wait lists are honoured (a user event holds the work back: the returned event stays
+ * incomplete and the outputs untouched until the user event completes), rows == 0 still returns
+ * an event that completes (and follows the wait list), event NULL is accepted, and a forward's
+ * event can gate a backward. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dtype.h"
+#include "harness.h"
+#include "problem.h"
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static cl_event user_event(clnorm_context *ctx)
+{
+    cl_int err;
+    cl_event ue = clCreateUserEvent(clnorm_context_cl_context(ctx), &err);
+    ck_assert_msg(err == CL_SUCCESS && ue, "clCreateUserEvent: %d", err);
+    return ue;
+}
+
+static cl_int event_status(cl_event ev)
+{
+    cl_int status = -1;
+    CL_OK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+    return status;
+}
+
+/* While the work is held back: the event is not complete, and every buffer, read through a
+ * second queue (not ordered after the held work), is still exactly as uploaded. */
+static void expect_held(problem *p, clnorm_context *ctx, cl_event ev)
+{
+    cl_int err;
+    CL_OK(clFlush(clnorm_context_queue(ctx)));
+    sleep_ms(50);
+    cl_int st = event_status(ev);
+    ck_assert_msg(st > CL_COMPLETE, "%s: event status %d before the user event completed", p->what, st);
+    cl_command_queue side = clCreateCommandQueue(clnorm_context_cl_context(ctx), clnorm_context_device(ctx), 0, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
+    for (int i = 0; i < p->nbufs; i++) {
+        tbuf_download(&p->bufs[i], side);
+        ck_assert_msg(tbuf_check_rest(&p->bufs[i], p->what) == 0,
+                      "%s: buffer %s changed before the user event completed", p->what, p->bufs[i].name);
+    }
+    CL_OK(clReleaseCommandQueue(side));
+    st = event_status(ev);
+    ck_assert_msg(st > CL_COMPLETE, "%s: event status %d before the user event completed", p->what, st);
+}
+
+static void finish_and_check(problem *p, clnorm_context *ctx, cl_event ev)
+{
+    wait_and_release(ev);
+    size_t bad = problem_check(p, ctx);
+    ck_assert_msg(bad == 0, "%s: %zu mismatches (details above)", p->what, bad);
+}
+
+static case_cfg ev_case(size_t rows, size_t cols, clnorm_dtype act, clnorm_dtype par, int affine, int layout, uint64_t seed)
+{
+    case_cfg c = { 0 };
+    c.rows = rows;
+    c.cols = cols;
+    c.act = act;
+    c.par = par;
+    c.affine = affine;
+    c.layout = layout;
+    c.stats = STATS_BOTH;
+    c.eps = 1e-5f;
+    c.seed = seed;
+    return c;
+}
+
+/* One held call: backward or forward, with one or two user events in the wait list. */
+static void held_call(const case_cfg *c, int backward, int nuser)
+{
+    clnorm_context *ctx = test_context();
+    problem *p = xmalloc(sizeof *p);
+    cl_event ue[2], ev = NULL;
+    if (backward)
+        bwd_setup(p, ctx, c);
+    else
+        fwd_setup(p, ctx, c);
+    for (int i = 0; i < nuser; i++)
+        ue[i] = user_event(ctx);
+    clnorm_status st = backward ? bwd_enqueue(p, ctx, (cl_uint)nuser, ue, &ev) : fwd_enqueue(p, ctx, (cl_uint)nuser, ue, &ev);
+    if (st != CLNORM_SUCCESS)
+        for (int i = 0; i < nuser; i++)
+            clSetUserEventStatus(ue[i], CL_COMPLETE); /* do not leave the queue blocked */
+    CLNORM_OK(ctx, st);
+    ck_assert_msg(ev != NULL, "%s: no event returned", p->what);
+    for (int i = 0; i < nuser; i++) {
+        expect_held(p, ctx, ev);
+        CL_OK(clSetUserEventStatus(ue[i], CL_COMPLETE));
+    }
+    finish_and_check(p, ctx, ev);
+    for (int i = 0; i < nuser; i++)
+        CL_OK(clReleaseEvent(ue[i]));
+    problem_free(p);
+    free(p);
+}
+
+START_TEST(forward_waits_for_user_event)
+{
+    case_cfg c = ev_case(33, 1000, CLNORM_F32, CLNORM_F32, AFF_WB, LAY_PAD_ALIGNED, 0xe1);
+    held_call(&c, 0, 1);
+}
+END_TEST
+
+START_TEST(forward_waits_for_two_user_events)
+{
+    case_cfg c = ev_case(7, 257, CLNORM_F16, CLNORM_F16, AFF_W, LAY_PAD_ODD, 0xe2);
+    held_call(&c, 0, 2);
+}
+END_TEST
+
+START_TEST(backward_waits_for_user_event)
+{
+    case_cfg c = ev_case(300, 64, CLNORM_BF16, CLNORM_BF16, AFF_WB, LAY_DENSE_OFFSET, 0xe3);
+    c.residual = RES_SEPARATE;
+    held_call(&c, 1, 1);
+}
+END_TEST
+
+/* The backward's mean/rstd come from a forward; the backward waits for it and a user event. */
+START_TEST(backward_chained_after_forward_and_user_event)
+{
+    case_cfg c = ev_case(33, 4096, CLNORM_F32, CLNORM_F32, AFF_GRADS, LAY_PAD_ALIGNED, 0xe4);
+    c.residual = RES_INPLACE;
+    c.stats_from_library = 1;
+    clnorm_context *ctx = test_context();
+    problem *p = xmalloc(sizeof *p);
+    bwd_setup(p, ctx, &c);
+    cl_event ue = user_event(ctx), ev = NULL;
+    clnorm_status st = bwd_enqueue(p, ctx, 1, &ue, &ev);
+    if (st != CLNORM_SUCCESS)
+        clSetUserEventStatus(ue, CL_COMPLETE);
+    CLNORM_OK(ctx, st);
+    CL_OK(clFlush(clnorm_context_queue(ctx)));
+    sleep_ms(50);
+    ck_assert_msg(event_status(ev) > CL_COMPLETE, "backward completed before its user event");
+    CL_OK(clSetUserEventStatus(ue, CL_COMPLETE));
+    finish_and_check(p, ctx, ev);
+    CL_OK(clReleaseEvent(ue));
+    problem_free(p);
+    free(p);
+}
+END_TEST
+
+/* rows == 0: nothing is written, yet the returned event (a marker) follows the wait list and
+ * completes. */
+START_TEST(forward_rows0_event_follows_wait_list)
+{
+    case_cfg c = ev_case(0, 1000, CLNORM_BF16, CLNORM_F32, AFF_WB, LAY_PAD_ODD, 0xe5);
+    held_call(&c, 0, 1);
+}
+END_TEST
+
+START_TEST(forward_rows0_event_completes)
+{
+    clnorm_context *ctx = test_context();
+    case_cfg c = ev_case(0, 64, CLNORM_F32, CLNORM_F32, AFF_WB, LAY_DENSE_OFFSET, 0xe6);
+    problem *p = xmalloc(sizeof *p);
+    fwd_setup(p, ctx, &c);
+    cl_event ev = NULL;
+    CLNORM_OK(ctx, fwd_enqueue(p, ctx, 0, NULL, &ev));
+    finish_and_check(p, ctx, ev); /* no view elements: every byte must come back as uploaded */
+    problem_free(p);
+    free(p);
+}
+END_TEST
+
+/* rows == 0 backward: dweight and dbias become exactly zero, nothing else changes; the zeros
+ * follow the wait list too. */
+START_TEST(backward_rows0_writes_zeros)
+{
+    static const clnorm_dtype dts[] = { CLNORM_F32, CLNORM_BF16, CLNORM_F16 };
+    clnorm_context *ctx = test_context();
+    case_cfg c = ev_case(0, _i == 0 ? 1000 : 257, dts[_i], dts[_i], AFF_WB, _i == 1 ? LAY_PAD_ODD : LAY_PAD_ALIGNED,
+                         0xe7 + (uint64_t)_i);
+    c.residual = RES_SEPARATE;
+    problem *p = xmalloc(sizeof *p);
+    bwd_setup(p, ctx, &c);
+    cl_event ue = user_event(ctx), ev = NULL;
+    clnorm_status st = bwd_enqueue(p, ctx, 1, &ue, &ev);
+    if (st != CLNORM_SUCCESS)
+        clSetUserEventStatus(ue, CL_COMPLETE);
+    CLNORM_OK(ctx, st);
+    expect_held(p, ctx, ev);
+    CL_OK(clSetUserEventStatus(ue, CL_COMPLETE));
+    finish_and_check(p, ctx, ev);
+    for (size_t i = 0; i < c.cols; i++) {
+        double dw = dtype_load(p->dw.dtype, p->dw.buf->got, p->dw.offset + i);
+        double db = dtype_load(p->db.dtype, p->db.buf->got, p->db.offset + i);
+        ck_assert_msg(dw == 0.0 && db == 0.0, "rows 0: dweight[%zu] = %g, dbias[%zu] = %g, expected 0", i, dw, i, db);
+    }
+    CL_OK(clReleaseEvent(ue));
+    problem_free(p);
+    free(p);
+}
+END_TEST
+
+/* event NULL: the work is still enqueued; clFinish on the queue waits for it. */
+START_TEST(event_null_accepted)
+{
+    clnorm_context *ctx = test_context();
+    case_cfg c = ev_case(7, 3000, CLNORM_F16, CLNORM_F32, AFF_B, LAY_PAD_ALIGNED, 0xe8 + (uint64_t)_i);
+    problem *p = xmalloc(sizeof *p);
+    if (_i) {
+        c.residual = RES_INPLACE;
+        bwd_setup(p, ctx, &c);
+        CLNORM_OK(ctx, bwd_enqueue(p, ctx, 0, NULL, NULL));
+    } else {
+        fwd_setup(p, ctx, &c);
+        CLNORM_OK(ctx, fwd_enqueue(p, ctx, 0, NULL, NULL));
+    }
+    CL_OK(clFinish(clnorm_context_queue(ctx)));
+    size_t bad = problem_check(p, ctx);
+    ck_assert_msg(bad == 0, "%s: %zu mismatches (details above)", p->what, bad);
+    problem_free(p);
+    free(p);
+}
+END_TEST
+
+static Suite *events_suite(void)
+{
+    Suite *s = suite_create("events");
+    TCase *tc = tcase_create("wait_lists");
+    tcase_add_test(tc, forward_waits_for_user_event);
+    tcase_add_test(tc, forward_waits_for_two_user_events);
+    tcase_add_test(tc, backward_waits_for_user_event);
+    tcase_add_test(tc, backward_chained_after_forward_and_user_event);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("rows0_and_null");
+    tcase_add_test(tc, forward_rows0_event_follows_wait_list);
+    tcase_add_test(tc, forward_rows0_event_completes);
+    tcase_add_loop_test(tc, backward_rows0_writes_zeros, 0, 3);
+    tcase_add_loop_test(tc, event_null_accepted, 0, 2);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(events_suite());
+}
