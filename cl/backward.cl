@@ -2,12 +2,19 @@
  * sums of dweight/dbias. Needs common.cl before it.
  *
  * A persistent grid: work-group g handles the row blocks g, g + G, g + 2G, ... (G work-groups,
- * RPW rows a block). Row slot s of work-group g owns partial row p = g*RPW + s of the workspace:
- *   part[p*cols + c]            sum over its rows of dy*xhat  (dweight)
- *   part[(P + p)*cols + c]      sum over its rows of dy       (dbias), P = G*RPW
- * Every slot writes its whole partial row (zeros when it had no row), so reduce.cl can sum the P
- * partial rows in a fixed order: no atomics, bitwise repeatable.
+ * RPW rows a block). The workspace holds P = G*RPW partial rows for dweight, then P for dbias:
+ *   part[p*cols + c]            sum of dy*xhat over the rows of slot p  (dweight)
+ *   part[(P + p)*cols + c]      sum of dy over the rows of slot p       (dbias)
+ * At the end each work-group adds its slots into its slot 0's row (p = g*RPW), in slot order, and
+ * writes it whole (zeros when it had no row), so reduce.cl sums G rows in a fixed order: no
+ * atomics, bitwise repeatable.
  * dx = rstd * (g - mean_c(g) - xhat * mean_c(g*xhat)) [+ dres], summed in fp32, rounded once.
+ *
+ * Three regimes, by row length (the branch is uniform over the work-group):
+ *   cols <= TPR*VEC*NCACHE  xhat and g stay in registers: x and dy are read once;
+ *   cols <= TPR*VEC*NACC    the dweight/dbias sums stay in registers, x and dy are read twice
+ *                           (the second read mostly from cache);
+ *   longer                  the sums are accumulated in the workspace row itself.
  */
 #ifndef T_X
 #define T_X f32
@@ -23,6 +30,12 @@
 #endif
 #ifndef T_DX
 #define T_DX f32
+#endif
+#ifndef NACC
+#define NACC NCACHE
+#endif
+#if NACC < NCACHE
+#error "NACC must be >= NCACHE"
 #endif
 
 #define BWD_WEIGHT 1u
@@ -40,27 +53,31 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
                      __global float *part)
 {
-    __local float2 red[WG];
+    __local float2 red[RED_SIZE];
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
     const long nv = (long)(cols / VEC);
     const ulong nparts = (ulong)get_num_groups(0) * RPW;
     const bool partials = (flags & BWD_PARTIALS) != 0;
+    const bool has_w = (flags & BWD_WEIGHT) != 0;
     __global float *pw = part + ((ulong)get_group_id(0) * RPW + slot) * cols; /* used only with partials */
     __global float *pb = pw + nparts * cols;
     const __global STORAGE(T_W) *wr = w + w_off;
+#if NACC > 0
+    const bool acc_regs = nv <= (long)TPR * NACC;
+    floatv dwa[NACC], dba[NACC];
+#pragma unroll
+    for (int j = 0; j < NACC; ++j)
+        dwa[j] = dba[j] = 0.0f;
+#else
+    const bool acc_regs = false;
+#endif
 #if NCACHE > 0
     const bool cached = nv <= (long)TPR * NCACHE;
-    floatv dwa[NCACHE], dba[NCACHE], xh[NCACHE], gc[NCACHE];
-#pragma unroll
-    for (int j = 0; j < NCACHE; ++j)
-        dwa[j] = dba[j] = 0.0f;
-    if (!cached && partials)
-#else
-    if (partials)
+    floatv xh[NCACHE], gc[NCACHE];
 #endif
-    {
+    if (!acc_regs && partials) {
         for (long k = lane; k < nv; k += TPR) {
             STV(f32, pw, k * VEC, (floatv)0.0f);
             STV(f32, pb, k * VEC, (floatv)0.0f);
@@ -89,10 +106,27 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     if (k < nv) {
                         const floatv d = LDV(T_DY, dyr, k * VEC);
                         xh[j] = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                        gc[j] = (flags & BWD_WEIGHT) ? d * LDV(T_W, wr, k * VEC) : d;
+                        gc[j] = has_w ? d * LDV(T_W, wr, k * VEC) : d;
                         sg += gc[j];
                         sgx += gc[j] * xh[j];
                         dwa[j] += d * xh[j];
+                        dba[j] += d;
+                    }
+                }
+            } else
+#endif
+#if NACC > 0
+            if (acc_regs) {
+#pragma unroll
+                for (int j = 0; j < NACC; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    if (k < nv) {
+                        const floatv d = LDV(T_DY, dyr, k * VEC);
+                        const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                        const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                        sg += g;
+                        sgx += g * xhat;
+                        dwa[j] += d * xhat;
                         dba[j] += d;
                     }
                 }
@@ -105,7 +139,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     for (long k = k0; k < k1; k += TPR) {
                         const floatv d = LDV(T_DY, dyr, k * VEC);
                         const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                        const floatv g = (flags & BWD_WEIGHT) ? d * LDV(T_W, wr, k * VEC) : d;
+                        const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
                         pg += g;
                         pgx += g * xhat;
                         if (partials) {
@@ -139,10 +173,11 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             } else
 #endif
             {
+                /* dx may be dres (in place): each element is read and written by the same item */
                 for (long k = lane; k < nv; k += TPR) {
                     const floatv d = LDV(T_DY, dyr, k * VEC);
                     const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                    const floatv g = (flags & BWD_WEIGHT) ? d * LDV(T_W, wr, k * VEC) : d;
+                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
                     floatv v = rs * (g - a - xhat * c);
                     if (flags & BWD_DRES)
                         v += LDV(T_DR, drr, k * VEC);
@@ -152,16 +187,34 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         }
     }
 
-#if NCACHE > 0
-    if (cached && partials) {
+    /* Combine the slots' sums into slot 0's partial row, in slot order (a fixed order). The loop
+     * count is a compile-time constant and partials is uniform: every item reaches each barrier. */
+    if (partials) {
+        __global float *p0w = part + (ulong)get_group_id(0) * RPW * cols, *p0b = p0w + nparts * cols;
+        for (uint s = 0; s < RPW; ++s) {
+            if (slot == s) {
+#if NACC > 0
+                if (acc_regs) {
 #pragma unroll
-        for (int j = 0; j < NCACHE; ++j) {
-            const long k = lane + (long)j * TPR;
-            if (k < nv) {
-                STV(f32, pw, k * VEC, dwa[j]);
-                STV(f32, pb, k * VEC, dba[j]);
+                    for (int j = 0; j < NACC; ++j) {
+                        const long k = lane + (long)j * TPR;
+                        if (k < nv) {
+                            STV(f32, p0w, k * VEC, s == 0 ? dwa[j] : LDV(f32, p0w, k * VEC) + dwa[j]);
+                            STV(f32, p0b, k * VEC, s == 0 ? dba[j] : LDV(f32, p0b, k * VEC) + dba[j]);
+                        }
+                    }
+                } else
+#endif
+                if (s > 0) {
+                    for (long k = lane; k < nv; k += TPR) {
+                        STV(f32, p0w, k * VEC, LDV(f32, p0w, k * VEC) + LDV(f32, pw, k * VEC));
+                        STV(f32, p0b, k * VEC, LDV(f32, p0b, k * VEC) + LDV(f32, pb, k * VEC));
+                    }
+                }
             }
+#if RPW > 1
+            barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
         }
     }
-#endif
 }

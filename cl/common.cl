@@ -46,12 +46,6 @@ typedef half f16_t;
 #define VN VEC
 #endif
 typedef CAT(float, VN) floatv;
-typedef CAT(uint, VN) uintv;
-typedef CAT(ushort, VN) ushortv;
-#define as_floatv CAT(as_float, VN)
-#define as_uintv CAT(as_uint, VN)
-#define convert_uintv CAT(convert_uint, VN)
-#define convert_ushortv CAT(convert_ushort, VN)
 
 /* ---- scalar access (any element, no alignment beyond the element's) ------------------------- */
 inline float ld1_f32(const __global float *p, long i) { return p[i]; }
@@ -73,7 +67,11 @@ inline void st1_f16(__global half *p, long i, float v) { vstore_half_rte(v, 0, p
 #define LD1(t, p, i) CAT(ld1_, t)(p, i)
 #define ST1(t, p, i, v) CAT(st1_, t)(p, i, v)
 
-/* ---- vector access: VEC elements starting at element i (a multiple of VEC) ------------------ */
+/* ---- vector access: VEC elements starting at element i (a multiple of VEC) ------------------
+ * 16-bit storage is moved as 32-bit words (VEC/2 of them), whatever the element type: wide
+ * ushort/half vector accesses may be split into 16-bit accesses by some compilers (a uint4 is one
+ * 128-bit access everywhere). bf16 pairs are unpacked with shifts; fp16 goes through
+ * vload_half/vstore_half_rte on a private copy, which compilers turn into register conversions. */
 #if VEC == 1
 #define ldv_f32 ld1_f32
 #define ldv_bf16 ld1_bf16
@@ -82,23 +80,82 @@ inline void st1_f16(__global half *p, long i, float v) { vstore_half_rte(v, 0, p
 #define stv_bf16 st1_bf16
 #define stv_f16 st1_f16
 #else
+/* uint vector holding VEC 16-bit elements (element 2j in the low half of word j) */
+#if VEC == 2
+typedef uint uinth;
+#elif VEC == 4
+typedef uint2 uinth;
+#elif VEC == 8
+typedef uint4 uinth;
+#else
+typedef uint8 uinth;
+#endif
+
 inline floatv ldv_f32(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
+inline void stv_f32(__global float *p, long i, floatv v) { *(__global floatv *)(p + i) = v; }
+
+/* interleave even and odd elements back into one vector */
+#if VEC == 2
+inline floatv interleave(float e, float o) { return (float2)(e, o); }
+#define as_floath as_float
+#elif VEC == 4
+inline floatv interleave(float2 e, float2 o) { return (float4)(e.s0, o.s0, e.s1, o.s1); }
+#define as_floath as_float2
+#elif VEC == 8
+inline floatv interleave(float4 e, float4 o) { return (float8)(e.s0, o.s0, e.s1, o.s1, e.s2, o.s2, e.s3, o.s3); }
+#define as_floath as_float4
+#else
+inline floatv interleave(float8 e, float8 o)
+{
+    return (float16)(e.s0, o.s0, e.s1, o.s1, e.s2, o.s2, e.s3, o.s3, e.s4, o.s4, e.s5, o.s5, e.s6, o.s6, e.s7, o.s7);
+}
+#define as_floath as_float8
+#endif
+#if VEC == 2
+#define as_uinth as_uint
+#elif VEC == 4
+#define as_uinth as_uint2
+#elif VEC == 8
+#define as_uinth as_uint4
+#else
+#define as_uinth as_uint8
+#endif
+
 inline floatv ldv_bf16(const __global ushort *p, long i)
 {
-    return as_floatv(convert_uintv(*(const __global ushortv *)(p + i)) << 16);
+    const uinth u = *(const __global uinth *)(p + i);
+    return interleave(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u));
 }
-inline floatv ldv_f16(const __global half *p, long i) { return CAT(vloada_half, VEC)(0, p + i); }
-inline void stv_f32(__global float *p, long i, floatv v) { *(__global floatv *)(p + i) = v; }
+inline floatv ldv_f16(const __global half *p, long i)
+{
+    const uinth u = *(const __global uinth *)(p + i);
+    return CAT(vload_half, VEC)(0, (const __private half *)&u);
+}
+
+/* fp32 bits -> bf16 bits in the low 16 bits of each word (RNE, NaN kept a quiet NaN) */
+inline uinth bf16_bits(uinth u, uinth nan_mask)
+{
+    const uinth r = (u + (uinth)0x7FFFu + ((u >> 16) & (uinth)1u)) >> 16;
+    return select(r, (u >> 16) | (uinth)0x40u, nan_mask);
+}
+#if VEC == 2
+/* scalar select takes the mask's truth value, not its top bit */
+#define NANMASK(x) (isnan(x) ? 0xFFFFFFFFu : 0u)
+#else
+#define NANMASK(x) as_uinth(isnan(x))
+#endif
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
-    uintv u = as_uintv(v);
-    uintv r = (u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16;
-    uintv q = (u >> 16) | (uintv)0x40u;
-    /* isnan gives -1 (all bits) per true lane for vectors: select's mask. */
-    r = select(r, q, as_uintv(isnan(v)));
-    *(__global ushortv *)(p + i) = convert_ushortv(r);
+    const uinth e = bf16_bits(as_uinth(v.even), NANMASK(v.even));
+    const uinth o = bf16_bits(as_uinth(v.odd), NANMASK(v.odd));
+    *(__global uinth *)(p + i) = e | (o << 16);
 }
-inline void stv_f16(__global half *p, long i, floatv v) { CAT(CAT(vstorea_half, VEC), _rte)(v, 0, p + i); }
+inline void stv_f16(__global half *p, long i, floatv v)
+{
+    uinth u;
+    CAT(CAT(vstore_half, VEC), _rte)(v, 0, (__private half *)&u);
+    *(__global uinth *)(p + i) = u;
+}
 #endif
 #define LDV(t, p, i) CAT(ldv_, t)(p, i)
 #define STV(t, p, i, v) CAT(stv_, t)(p, i, v)
@@ -116,43 +173,83 @@ inline float hsum16(float16 v) { return hsum8(v.lo) + hsum8(v.hi); }
 
 /* ---- sum over the TPR work-items of one row slot --------------------------------------------
  * Every work-item of the work-group must call these (items of rows past the end pass 0): the
- * barriers sit in loops whose trip count is the compile-time TPR, never item-dependent. */
-inline float row_sum(float v, __local float *red)
-{
-#if TPR == 1
-    (void)red;
-    return v;
-#else
-    const uint lid = get_local_id(0), lane = lid % TPR;
-    red[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = TPR / 2; s > 0; s >>= 1) {
-        if (lane < s)
-            red[lid] += red[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const float r = red[lid - lane];
-    barrier(CLK_LOCAL_MEM_FENCE); /* red is reused by the next call */
-    return r;
-#endif
-}
+ * barriers sit in code whose path depends on compile-time constants only. Every item of the slot
+ * gets the same, bitwise identical sum (fixed order; butterfly partners add a+b and b+a, which
+ * IEEE addition makes equal).
+ *   NV_SHFL (NVIDIA only, chosen by the host): butterfly over each warp with inline-PTX shuffles,
+ *           then the warps' sums through local memory (one barrier).
+ *   otherwise: one barrier, then each item sums its slot's values itself when TPR <= 32, or in
+ *           two levels of 32 (two barriers) for wider slots. No log2(TPR)-deep barrier tree. */
+#define RED_SIZE (WG + (WG + 31) / 32)
 
-inline float2 row_sum2(float2 v, __local float2 *red)
+#ifdef NV_SHFL
+inline float shfl_xor(float v, int mask)
 {
-#if TPR == 1
-    (void)red;
-    return v;
-#else
-    const uint lid = get_local_id(0), lane = lid % TPR;
-    red[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = TPR / 2; s > 0; s >>= 1) {
-        if (lane < s)
-            red[lid] += red[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const float2 r = red[lid - lane];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(v), "r"(mask));
     return r;
-#endif
 }
+#endif
+
+#define DEFINE_ROW_SUM(NAME, T, SHFL)                                                                   \
+    inline T NAME(T v, __local T *red)                                                                  \
+    {                                                                                                   \
+        const uint lid = get_local_id(0), lane = lid % TPR, base = lid - lane;                          \
+        ROW_SUM_BODY(T, SHFL)                                                                           \
+    }
+
+#if TPR == 1
+#define ROW_SUM_BODY(T, SHFL) (void)red; (void)lane; (void)base; return v;
+#elif defined(NV_SHFL)
+#define WARP_PART(SHFL) for (uint m = 1; m < (TPR < 32 ? TPR : 32); m <<= 1) v = v + SHFL(v, m);
+#if TPR <= 32
+#define ROW_SUM_BODY(T, SHFL) (void)red; (void)base; WARP_PART(SHFL) return v;
+#else
+#define ROW_SUM_BODY(T, SHFL)                                                                           \
+    WARP_PART(SHFL)                                                                                     \
+    if (lane % 32 == 0)                                                                                 \
+        red[lid / 32] = v;                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    T s = red[base / 32];                                                                               \
+    for (uint w = 1; w < TPR / 32; ++w)                                                                 \
+        s += red[base / 32 + w];                                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    return s;
+#endif
+#elif TPR <= 32
+#define ROW_SUM_BODY(T, SHFL)                                                                           \
+    red[lid] = v;                                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    T s = red[base];                                                                                    \
+    for (uint i = 1; i < TPR; ++i)                                                                      \
+        s += red[base + i];                                                                             \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    return s;
+#else
+/* level 1: lane j < TPR/32 sums the slot's values j, j + TPR/32, ... (conflict-free strides) */
+#define ROW_SUM_BODY(T, SHFL)                                                                           \
+    __local T *red2 = red + WG;                                                                         \
+    red[lid] = v;                                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    if (lane < TPR / 32) {                                                                              \
+        T s = red[base + lane];                                                                         \
+        for (uint i = 1; i < 32; ++i)                                                                   \
+            s += red[base + i * (TPR / 32) + lane];                                                     \
+        red2[base / 32 + lane] = s;                                                                     \
+    }                                                                                                   \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    T s = red2[base / 32];                                                                              \
+    for (uint w = 1; w < TPR / 32; ++w)                                                                 \
+        s += red2[base / 32 + w];                                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    return s;
+#endif
+
+#ifdef NV_SHFL
+inline float2 shfl_xor2(float2 v, int mask) { return (float2)(shfl_xor(v.x, mask), shfl_xor(v.y, mask)); }
+DEFINE_ROW_SUM(row_sum, float, shfl_xor)
+DEFINE_ROW_SUM(row_sum2, float2, shfl_xor2)
+#else
+DEFINE_ROW_SUM(row_sum, float, unused)
+DEFINE_ROW_SUM(row_sum2, float2, unused)
+#endif

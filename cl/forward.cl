@@ -34,7 +34,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                     __global float *mean, const ulong mean_off,
                     __global float *rstd, const ulong rstd_off)
 {
-    __local float red[WG];
+    __local float red[RED_SIZE];
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const long nv = (long)(cols / VEC);

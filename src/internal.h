@@ -31,17 +31,22 @@ typedef struct clnorm_device_info {
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
+typedef struct clnorm_op_params {
+    unsigned tpr;           /* work-items per row; 0: derived from cols and target */
+    unsigned target;        /* vectors per item aimed at when deriving tpr */
+    unsigned wg;            /* work-group size aimed at (rows per group = wg / tpr) */
+    unsigned ncache;        /* most vectors per item kept in registers (x; backward: xhat and g) */
+    unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */
+    unsigned groups_per_cu; /* backward: persistent grid, work-groups per compute unit */
+} clnorm_op_params;
+
 typedef struct clnorm_device_params {
-    const char *vendor;       /* case-insensitive substring of CL_DEVICE_VENDOR; NULL: any */
-    cl_device_type type;      /* CL_DEVICE_TYPE_ALL: any */
-    unsigned vec_bytes;       /* widest vector access in bytes */
-    unsigned tpr;             /* work-items per row; 0: derived from cols */
-    unsigned wg_target;       /* work-group size aimed at (rows per group = wg_target / tpr) */
-    unsigned ncache_fwd;      /* register cache limit, forward (vectors per item, power of 2; 0: none) */
-    unsigned ncache_bwd;      /* same for the backward, which keeps more per element */
-    unsigned ncache_target;   /* vectors per item aimed at when deriving tpr */
-    unsigned groups_per_cu;   /* persistent backward grid: work-groups per compute unit */
-    size_t workspace_cap;     /* bytes the backward's partial sums aim to stay under */
+    const char *vendor;     /* case-insensitive substring of CL_DEVICE_VENDOR; NULL: any */
+    cl_device_type type;    /* CL_DEVICE_TYPE_ALL: any */
+    unsigned vec_bytes;     /* widest vector access in bytes */
+    bool nv_shfl;           /* warp reductions with inline-PTX shuffles (NVIDIA only) */
+    clnorm_op_params fwd, bwd;
+    size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
@@ -49,7 +54,7 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);
 
 /* Launch shape of one kernel call. */
 typedef struct clnorm_launch {
-    unsigned vec, tpr, rpw, ncache;
+    unsigned vec, tpr, rpw, ncache, nacc;
     size_t groups;
 } clnorm_launch;
 

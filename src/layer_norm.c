@@ -53,9 +53,10 @@ static size_t max4(size_t a, size_t b, size_t c, size_t d)
     return m > d ? m : d;
 }
 
-static void shape_options(char *buf, size_t n, const clnorm_launch *L)
+static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L)
 {
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u", L->vec, L->tpr, L->rpw, L->ncache);
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s", L->vec, L->tpr, L->rpw,
+             L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "");
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -133,7 +134,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     if (L.groups > MAX_GROUPS)
         L.groups = MAX_GROUPS;
     char shape[128], options[1024];
-    shape_options(shape, sizeof shape, &L);
+    shape_options(ctx, shape, sizeof shape, &L);
     snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),
              token(&vw), token(&vb), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
@@ -189,11 +190,13 @@ static clnorm_status ensure_workspace(clnorm_context *ctx, size_t bytes)
 }
 
 /* Sets the final reduction's arguments. */
-static void reduce_args(arg_list *a, size_t cols, size_t nparts, unsigned flags, cl_mem part, const clnorm_view *dw,
-                        const clnorm_view *db)
+static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsigned flags, cl_mem part,
+                        const clnorm_view *dw, const clnorm_view *db)
 {
     arg_u64(a, cols);
-    arg_u64(a, nparts);
+    arg_u64(a, L ? L->groups : 0);             /* partial rows to add: one per work-group */
+    arg_u64(a, L ? L->rpw : 1);                /* ... each at its slot 0's row */
+    arg_u64(a, L ? L->groups * L->rpw : 0);    /* where the dbias rows start */
     arg_u32(a, flags);
     arg(a, sizeof part, &part);
     arg_view(a, dw, false);
@@ -235,7 +238,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     char red_options[256];
     snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DT_DW=%s -DT_DB=%s %s", token(&vdw), token(&vdb),
              ctx->user_options ? ctx->user_options : "");
-    const size_t red_local = 64, red_global = (cols + red_local - 1) / red_local * red_local;
+    /* reduce.cl: RC = 32 columns x RL = 8 lanes per work-group */
+    const size_t red_local = 256, red_global = (cols + 31) / 32 * red_local;
 
     if (rows == 0) {
         if (!partials)
@@ -245,7 +249,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_list a = {0};
         st = clnorm__get_kernel(ctx, CLNORM_K_REDUCE, red_options, &a.k);
         if (st == CLNORM_SUCCESS) {
-            reduce_args(&a, cols, 0, rflags, NULL, &vdw, &vdb);
+            reduce_args(&a, cols, NULL, rflags, NULL, &vdw, &vdb);
             if (a.err != CL_SUCCESS)
                 st = enqueue_failed(ctx, "clSetKernelArg (reduce)", a.err);
         }
@@ -267,7 +271,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
     const clnorm_launch L = clnorm__plan(ctx, true, rows, cols, align_or, me);
     char shape[128], options[1024];
-    shape_options(shape, sizeof shape, &L);
+    shape_options(ctx, shape, sizeof shape, &L);
     snprintf(options, sizeof options, "%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape, token(&vdy),
              token(&vx), token(&vw), token(&vdr), token(&vdx), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0) | (partials ? BWD_PARTIALS : 0);
@@ -295,7 +299,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_view(&a, &vdx, true);
         arg(&a, sizeof part, &part);
         if (partials)
-            reduce_args(&r, cols, nparts, rflags, part, &vdw, &vdb);
+            reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clSetKernelArg (backward)", a.err ? a.err : r.err);
     }

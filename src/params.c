@@ -7,14 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MiB ((size_t)1 << 20)
 static const clnorm_device_params table[] = {
-    /* vendor    type                     vec  tpr  wg   nc_f nc_b target groups/CU workspace */
-    {"NVIDIA", CL_DEVICE_TYPE_GPU,         16,  0, 256,   8,   4,   4,   8, (size_t)64 << 20},
-    {NULL,     CL_DEVICE_TYPE_GPU,         16,  0, 256,   8,   4,   4,   4, (size_t)64 << 20},
+    /* vendor type  vec  shfl  forward {tpr target wg ncache}  backward {tpr target wg ncache nacc groups/CU} */
+    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, {0, 4, 256, 8, 0, 0}, {0, 2, 256, 2, 4, 8}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_GPU, 16, false, {0, 4, 256, 8, 0, 0}, {0, 2, 256, 2, 4, 4}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
-     * no register cache and no barriers (PoCL turns work-groups into loops over items). */
-    {NULL,     CL_DEVICE_TYPE_CPU,         64,  1,   8,   0,   0,   1,   4, (size_t)64 << 20},
-    {NULL,     CL_DEVICE_TYPE_ALL,         16,  0, 128,   4,   2,   4,   4, (size_t)64 << 20},
+     * no register cache and no barriers (PoCL turns work-groups into loops over items). The
+     * backward's grid is persistent, so one row per group there. */
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, {1, 1, 8, 0, 0, 0}, {1, 1, 1, 0, 0, 4}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, {0, 4, 128, 4, 0, 0}, {0, 2, 128, 2, 2, 4}, 64 * MiB},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -106,17 +108,21 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     L.vec = (unsigned)vec;
 
     const size_t nv = cols / vec;
+    const clnorm_op_params *op = backward ? &P->bwd : &P->fwd;
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
-    const unsigned nc_max = backward ? P->ncache_bwd : P->ncache_fwd;
-    size_t tpr = P->tpr;
+    size_t tpr = op->tpr;
     if (tpr == 0)
-        tpr = next_pow2((nv + P->ncache_target - 1) / P->ncache_target);
+        tpr = next_pow2((nv + op->target - 1) / op->target);
     if (tpr > max_wg)
         tpr = max_wg;
-    size_t nc = next_pow2((nv + tpr - 1) / tpr);
+    /* vectors per item; register arrays are sized exactly (a power of two, to bound variants) */
+    const size_t nc = next_pow2((nv + tpr - 1) / tpr);
     L.tpr = (unsigned)tpr;
-    L.ncache = nc <= nc_max ? (unsigned)nc : 0;
-    size_t rpw = P->wg_target / tpr;
+    L.ncache = nc <= op->ncache ? (unsigned)nc : 0;
+    L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
+    if (L.nacc < L.ncache)
+        L.nacc = L.ncache;
+    size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;
     while (rpw > 1 && rpw * tpr > max_wg)
@@ -130,7 +136,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     }
     /* Persistent grid for the backward: enough groups to fill the device, fewer when the fp32
      * partial sums (2 * groups * rpw * cols floats) would outgrow the workspace cap. */
-    size_t groups = (size_t)ctx->info.compute_units * P->groups_per_cu;
+    size_t groups = (size_t)ctx->info.compute_units * op->groups_per_cu;
     const size_t per_group = 2 * rpw * cols * sizeof(float);
     if (groups * per_group > P->workspace_cap)
         groups = P->workspace_cap / per_group;
