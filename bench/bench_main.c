@@ -9,6 +9,7 @@
 #include "check.h"
 #include "report.h"
 #include "timing.h"
+#include "tune.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,13 +64,14 @@ typedef struct options {
     size_t rows, cols;  /* --shape: one custom shape instead of the set's (0: none) */
     unsigned long long seed;
     int verbose;
+    int tune;           /* --tune: search launch parameters instead of the table */
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clnorm-bench [--quick | --full | --shape ROWSxCOLS] [--device SPEC] [--reps N] [--json FILE]\n"
-        "                    [--seed N] [--verbose]\n"
+        "                    [--seed N] [--verbose] [--tune]\n"
         "\n"
         "Times clnorm's LayerNorm forward, backward, backward with fused residual gradient and the\n"
         "unfused baseline (backward + separate add) against a float4 copy, and checks each result\n"
@@ -84,6 +86,8 @@ static void usage(FILE *f)
         "  --json FILE    also write the results as JSON\n"
         "  --seed N       seed of the random inputs (default %u)\n"
         "  --verbose      print every repetition's time to stderr\n"
+        "  --tune         for each shape of the set: time forward and backward under a grid of\n"
+        "                 CLNORM_TUNE launch parameters and print the best (the table entry to use)\n"
         "  --help         this text\n",
         QUICK_REPS, FULL_REPS, DEFAULT_SEED);
 }
@@ -138,6 +142,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->set = "full";
         } else if (!strcmp(argv[i], "--verbose")) {
             o->verbose = 1;
+        } else if (!strcmp(argv[i], "--tune")) {
+            o->tune = 1;
         } else if ((v = option_value(argc, argv, &i, "--device", &missing)) != NULL) {
             o->device = v;
         } else if ((v = option_value(argc, argv, &i, "--json", &missing)) != NULL) {
@@ -346,6 +352,10 @@ int main(int argc, char **argv)
             continue;
         for (d = 0; d < NUM_DTYPES; ++d) {
             int n = 0, i;
+            if (o.tune) {
+                errors += bench_tune_shape(&env, rows, cols, DTYPES[d]);
+                continue;
+            }
             int outcome = bench_case_run(&env, rows, cols, DTYPES[d], results + nresults, &n, &cs);
             for (i = 0; i < n; ++i)
                 report_line(stdout, &results[nresults + i]);

@@ -15,7 +15,15 @@
  *
  * Environment variables read by the library:
  *   CLNORM_DEVICE         device spec used when clnorm_context_create() gets NULL (see there).
- *   CLNORM_BUILD_OPTIONS  appended to the OpenCL compiler options of every program the library builds.
+ *   CLNORM_BUILD_OPTIONS  appended to the OpenCL compiler options of every program the library builds
+ *                         (read when a context is created).
+ *   CLNORM_DEVICE_CLASS   "gpu" or "cpu": use that row of the launch-parameter table whatever the
+ *                         device is (how CI runs the GPU kernel shapes on a CPU).
+ *   CLNORM_TUNE           overrides of the launch-parameter table for contexts created while it is
+ *                         set, "key=value,..." with keys vec_bytes, shfl, fwd_tpr, fwd_target, fwd_wg,
+ *                         fwd_ncache, bwd_tpr, bwd_target, bwd_wg, bwd_ncache, bwd_nacc, bwd_groups
+ *                         (see src/params.c; clnorm-bench --tune searches them). A malformed value
+ *                         makes context creation fail with CLNORM_INVALID_ENVIRONMENT.
  */
 #ifndef CLNORM_H
 #define CLNORM_H
@@ -68,7 +76,8 @@ extern "C" {
     X(CLNORM_BUILD_FAILED, -10011, "an OpenCL program failed to build")                              \
     X(CLNORM_OUT_OF_HOST_MEMORY, -10012, "host memory allocation failed")                            \
     X(CLNORM_INVALID_BUFFER, -10013, "a cl_mem is not a buffer of the context's cl_context")         \
-    X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs")
+    X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs")             \
+    X(CLNORM_INVALID_ENVIRONMENT, -10015, "an environment variable read by clnorm has an invalid value")
 
 typedef int clnorm_status;
 

@@ -12,7 +12,16 @@ static clnorm_status finish_create(clnorm_context *c, clnorm_context **out)
         clnorm_context_release(c);
         return st;
     }
-    c->params = clnorm__params_for(&c->info);
+    c->tuned = *clnorm__params_for(&c->info);
+    c->params = &c->tuned;
+    const char *tune = getenv("CLNORM_TUNE");
+    if (tune && *tune) {
+        clnorm_status st = clnorm__params_tune(&c->tuned, tune);
+        if (st != CLNORM_SUCCESS) {
+            clnorm_context_release(c);
+            return st;
+        }
+    }
     const char *opt = getenv("CLNORM_BUILD_OPTIONS");
     if (opt && *opt) {
         c->user_options = strdup(opt);

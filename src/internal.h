@@ -50,6 +50,8 @@ typedef struct clnorm_device_params {
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
+/* Applies "key=value,..." overrides (CLNORM_TUNE) to p; on error fails with a message. */
+clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec);
 clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);
 
 /* Launch shape of one kernel call. */
@@ -83,7 +85,8 @@ struct clnorm_context {
     cl_command_queue queue;
     cl_device_id device;
     clnorm_device_info info;
-    const clnorm_device_params *params;
+    const clnorm_device_params *params; /* &tuned */
+    clnorm_device_params tuned;         /* the table's row with CLNORM_TUNE applied */
     char *user_options; /* CLNORM_BUILD_OPTIONS as it was when the context was created */
 
     pthread_mutex_t lock; /* guards everything below, and clSetKernelArg + enqueue sequences */

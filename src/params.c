@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,56 @@ const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
         if (vendor_matches(info->vendor, table[i].vendor) && (info->type & table[i].type))
             return &table[i];
     return &table[n - 1];
+}
+
+static bool pow2(unsigned long v) { return v && !(v & (v - 1)); }
+
+clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
+{
+    struct {
+        const char *key;
+        unsigned *field;
+        unsigned long lo, hi;
+        bool power_of_two; /* 0 also allowed where lo == 0 */
+    } keys[] = {
+        {"vec_bytes", &p->vec_bytes, 4, 64, true},
+        {"fwd_tpr", &p->fwd.tpr, 0, 1024, true},     {"fwd_target", &p->fwd.target, 1, 64, false},
+        {"fwd_wg", &p->fwd.wg, 1, 1024, true},       {"fwd_ncache", &p->fwd.ncache, 0, 16, true},
+        {"bwd_tpr", &p->bwd.tpr, 0, 1024, true},     {"bwd_target", &p->bwd.target, 1, 64, false},
+        {"bwd_wg", &p->bwd.wg, 1, 1024, true},       {"bwd_ncache", &p->bwd.ncache, 0, 16, true},
+        {"bwd_nacc", &p->bwd.nacc, 0, 16, true},     {"bwd_groups", &p->bwd.groups_per_cu, 1, 64, false},
+    };
+    const char *s = spec;
+    while (*s) {
+        char key[32];
+        unsigned long v;
+        int n = 0;
+        if (sscanf(s, "%31[a-z_]=%lu%n", key, &v, &n) != 2)
+            return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=\"%s\": expected key=value,... at \"%s\"",
+                                spec, s);
+        s += n;
+        bool found = false;
+        if (strcmp(key, "shfl") == 0) {
+            p->nv_shfl = v != 0;
+            found = true;
+        }
+        for (size_t i = 0; !found && i < sizeof keys / sizeof keys[0]; ++i) {
+            if (strcmp(key, keys[i].key) != 0)
+                continue;
+            if (v < keys[i].lo || v > keys[i].hi || (keys[i].power_of_two && v != 0 && !pow2(v)))
+                return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s=%lu: expected %s%lu..%lu", key,
+                                    v, keys[i].power_of_two ? "a power of two in " : "", keys[i].lo, keys[i].hi);
+            *keys[i].field = (unsigned)v;
+            found = true;
+        }
+        if (!found)
+            return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: unknown key \"%s\"", key);
+        if (*s == ',')
+            ++s;
+        else if (*s)
+            return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=\"%s\": expected ',' at \"%s\"", spec, s);
+    }
+    return CLNORM_SUCCESS;
 }
 
 clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)

@@ -1,0 +1,154 @@
+/* clnorm-bench --tune — each candidate is applied by setting CLNORM_TUNE and creating a new
+ * clnorm context on the benchmark's queue (the table is read when a context is created), so the
+ * buffers are shared by all candidates. */
+#define _POSIX_C_SOURCE 200809L
+#include "tune.h"
+
+#include "timing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The grid searched. Forward: items per row (via vectors per item) and work-group size. Backward:
+ * the same plus the persistent grid's groups per compute unit. */
+static const char *const FWD[] = {
+    "fwd_target=1,fwd_wg=128", "fwd_target=2,fwd_wg=128", "fwd_target=4,fwd_wg=128", "fwd_target=8,fwd_wg=128",
+    "fwd_target=1,fwd_wg=256", "fwd_target=2,fwd_wg=256", "fwd_target=4,fwd_wg=256", "fwd_target=8,fwd_wg=256",
+    "fwd_target=2,fwd_wg=512", "fwd_target=4,fwd_wg=512", "fwd_target=8,fwd_wg=512", "fwd_target=4,fwd_wg=256,shfl=0",
+};
+static const char *const BWD[] = {
+    "bwd_target=1,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=256,bwd_groups=8",
+    "bwd_target=4,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=128,bwd_groups=8",
+    "bwd_target=2,bwd_wg=256,bwd_groups=4", "bwd_target=2,bwd_wg=256,bwd_groups=16",
+    "bwd_target=4,bwd_wg=256,bwd_groups=4", "bwd_target=4,bwd_ncache=4,bwd_nacc=4,bwd_groups=8",
+    "bwd_target=8,bwd_nacc=8,bwd_groups=8", "bwd_target=2,bwd_wg=512,bwd_groups=4",
+    "bwd_target=2,bwd_wg=256,bwd_groups=8,shfl=0",
+};
+
+typedef struct tune_arg {
+    clnorm_context *ctx;
+    int backward;
+    size_t rows, cols;
+    clnorm_matrix x, y, dy, dx;
+    clnorm_vector w, b, mean, rstd, dw, db;
+} tune_arg;
+
+static int rep(void *p, cl_event *last)
+{
+    tune_arg *a = p;
+    clnorm_status st = a->backward
+        ? clnorm_layer_norm_backward(a->ctx, a->rows, a->cols, &a->dy, &a->x, &a->w, &a->mean, &a->rstd, NULL,
+              &a->dx, &a->dw, &a->db, 0, NULL, last)
+        : clnorm_layer_norm_forward(a->ctx, a->rows, a->cols, 1e-5f, &a->x, &a->w, &a->b, &a->y, &a->mean,
+              &a->rstd, 0, NULL, last);
+    if (st != CLNORM_SUCCESS)
+        fprintf(stderr, "clnorm-bench --tune: %s: %s\n", clnorm_status_string(st), clnorm_context_last_error(a->ctx));
+    return st;
+}
+
+/* Median ms of op under CLNORM_TUNE=cand, or a negative value when it failed. */
+static double time_candidate(const bench_env *env, tune_arg *a, const char *cand)
+{
+    setenv("CLNORM_TUNE", cand, 1);
+    clnorm_status st = clnorm_context_create_from_queue(env->queue, &a->ctx);
+    unsetenv("CLNORM_TUNE");
+    if (st != CLNORM_SUCCESS) {
+        fprintf(stderr, "clnorm-bench --tune: %s: %s\n", cand, clnorm_context_last_error(NULL));
+        return -1.0;
+    }
+    double *ms = calloc((size_t)env->reps, sizeof *ms), med = -1.0;
+    if (ms && timing_warmup(env->queue, 2, rep, a) == CL_SUCCESS &&
+        timing_measure(env->context, env->queue, env->kernels, env->reps, rep, a, ms) == CL_SUCCESS)
+        med = timing_median(ms, env->reps);
+    free(ms);
+    clnorm_context_release(a->ctx);
+    a->ctx = NULL;
+    return med;
+}
+
+static cl_mem filled(const bench_env *env, size_t bytes, clnorm_dtype dt, int *err)
+{
+    /* a pattern with spread (a constant row would make rstd = 1/sqrt(eps)): 1, 2, 3, 4 */
+    static const float f[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    static const unsigned short h[8] = {0x3f80, 0x4000, 0x4040, 0x4080, 0x3f80, 0x4000, 0x4040, 0x4080};
+    cl_int e;
+    cl_mem m = clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    if (e == CL_SUCCESS)
+        e = clEnqueueFillBuffer(env->queue, m, dt == CLNORM_F32 ? (const void *)f : (const void *)h, 16, 0, bytes, 0,
+                                NULL, NULL);
+    if (e != CL_SUCCESS)
+        *err = e;
+    return m;
+}
+
+int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtype dt)
+{
+    const size_t es = dt == CLNORM_F32 ? 4 : 2, tbytes = rows * cols * es;
+    int err = CL_SUCCESS;
+    cl_mem x = filled(env, tbytes, dt, &err), y = filled(env, tbytes, dt, &err), dy = filled(env, tbytes, dt, &err),
+           dx = filled(env, tbytes, dt, &err), w = filled(env, (cols * es + 15) / 16 * 16, dt, &err),
+           b = filled(env, (cols * es + 15) / 16 * 16, dt, &err), m = filled(env, rows * 4 + 16, CLNORM_F32, &err),
+           r = filled(env, rows * 4 + 16, CLNORM_F32, &err), dw = filled(env, cols * 4 + 16, CLNORM_F32, &err),
+           db = filled(env, cols * 4 + 16, CLNORM_F32, &err);
+    int rc = 0;
+    if (err != CL_SUCCESS || clFinish(env->queue) != CL_SUCCESS) {
+        fprintf(stderr, "clnorm-bench --tune: %zux%zu: allocation failed (%s)\n", rows, cols, clnorm_status_string(err));
+        rc = 1;
+        goto out;
+    }
+    /* the copy yardstick on the same bytes, timed the same way */
+    double copy_ms;
+    {
+        double *ms = calloc((size_t)env->reps, sizeof *ms);
+        size_t cb = tbytes / BENCH_COPY_GRANULE * BENCH_COPY_GRANULE;
+        cl_event ev = NULL;
+        for (int i = 0; i < env->reps; ++i) {
+            cl_event s = NULL;
+            bench_enqueue_stamp(env->queue, env->kernels, 0, NULL, &s);
+            bench_enqueue_copy(env->queue, env->kernels, x, y, cb, 0, NULL, &ev);
+            clWaitForEvents(1, &ev);
+            cl_ulong t0 = 0, t1 = 0;
+            clGetEventProfilingInfo(s, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
+            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+            ms[i] = (double)(t1 - t0) * 1e-6 * (double)tbytes / (double)cb;
+            clReleaseEvent(s);
+            clReleaseEvent(ev);
+        }
+        copy_ms = timing_median(ms, env->reps);
+        free(ms);
+    }
+    tune_arg a = {NULL, 0, rows, cols, {x, 0, 0, dt}, {y, 0, 0, dt}, {dy, 0, 0, dt}, {dx, 0, 0, dt}, {w, 0, dt},
+                  {b, 0, dt}, {m, 0, CLNORM_F32}, {r, 0, CLNORM_F32}, {dw, 0, CLNORM_F32}, {db, 0, CLNORM_F32}};
+    const char *dname = dt == CLNORM_F32 ? "f32" : dt == CLNORM_BF16 ? "bf16" : "f16";
+    for (int op = 0; op < 2; ++op) {
+        const char *const *c = op ? BWD : FWD;
+        const int n = op ? (int)(sizeof BWD / sizeof *BWD) : (int)(sizeof FWD / sizeof *FWD);
+        const double tensors = op ? 3.0 : 2.0; /* bytes model as in the main table */
+        double best = 0.0;
+        int bi = -1;
+        a.backward = op;
+        for (int i = 0; i < n; ++i) {
+            double t = time_candidate(env, &a, c[i]);
+            if (t <= 0.0)
+                continue;
+            double frac = (tensors / 2.0) * copy_ms / t; /* copy moves 2 tensors' bytes */
+            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy\n", op ? "backward" : "forward", dname,
+                   rows, cols, c[i], t, frac);
+            if (frac > best) {
+                best = frac;
+                bi = i;
+            }
+        }
+        if (bi >= 0)
+            printf("best %-8s %-5s %7zu x %-6zu %-48s %.3f of copy\n", op ? "backward" : "forward", dname, rows, cols,
+                   c[bi], best);
+        fflush(stdout);
+    }
+out:;
+    cl_mem all[] = {x, y, dy, dx, w, b, m, r, dw, db};
+    for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
+        if (all[i])
+            clReleaseMemObject(all[i]);
+    return rc;
+}
