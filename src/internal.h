@@ -33,7 +33,9 @@ typedef struct clnorm_device_info {
 /* One entry of the per-device table (vendor -> device type -> default). */
 typedef struct clnorm_op_params {
     unsigned tpr;           /* work-items per row; 0: derived from cols and target */
-    unsigned target;        /* vectors per item aimed at when deriving tpr */
+    unsigned target;        /* vectors per item aimed at when deriving tpr (32-bit data) */
+    unsigned target16;      /* the same when every tensor involved is 16-bit */
+    unsigned tpr_max;       /* cap on derived items per row; 0: the device's work-group limit */
     unsigned wg;            /* work-group size aimed at (rows per group = wg / tpr) */
     unsigned ncache;        /* most vectors per item kept in registers (x; backward: xhat and g) */
     unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */

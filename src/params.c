@@ -9,15 +9,23 @@
 #include <string.h>
 
 #define MiB ((size_t)1 << 20)
+/* Figures behind the NVIDIA row: clnorm-bench --tune on the H200 (docs/PERFORMANCE.md): the forward
+ * is fastest with 128-item groups and at most 256 items per row, 4 vectors per item for fp32 and 8
+ * for 16-bit data; the backward with 256-item groups, at most 512 items per row, dweight/dbias sums
+ * in registers and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
-    /* vendor type  vec  shfl  forward {tpr target wg ncache}  backward {tpr target wg ncache nacc groups/CU} */
-    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, {0, 4, 256, 8, 0, 0}, {0, 2, 256, 2, 4, 8}, 64 * MiB},
-    {NULL, CL_DEVICE_TYPE_GPU, 16, false, {0, 4, 256, 8, 0, 0}, {0, 2, 256, 2, 4, 4}, 64 * MiB},
+    /* vendor type vec shfl
+     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU}
+     *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU}  workspace cap */
+    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true,
+     {0, 4, 8, 256, 128, 16, 0, 0}, {0, 4, 4, 512, 256, 2, 8, 4}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_GPU, 16, false,
+     {0, 4, 8, 256, 128, 16, 0, 0}, {0, 4, 4, 512, 256, 2, 8, 4}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, {1, 1, 8, 0, 0, 0}, {1, 1, 1, 0, 0, 4}, 64 * MiB},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, {0, 4, 128, 4, 0, 0}, {0, 2, 128, 2, 2, 4}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, {1, 1, 1, 0, 8, 0, 0, 0}, {1, 1, 1, 0, 1, 0, 0, 4}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, {0, 4, 4, 256, 128, 4, 0, 0}, {0, 2, 2, 256, 128, 2, 2, 4}, 64 * MiB},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -66,6 +74,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
     } keys[] = {
         {"vec_bytes", &p->vec_bytes, 4, 64, true},
         {"fwd_tpr", &p->fwd.tpr, 0, 1024, true},     {"fwd_target", &p->fwd.target, 1, 64, false},
+        {"fwd_target16", &p->fwd.target16, 1, 64, false}, {"fwd_tpr_max", &p->fwd.tpr_max, 0, 1024, true},
+        {"bwd_target16", &p->bwd.target16, 1, 64, false}, {"bwd_tpr_max", &p->bwd.tpr_max, 0, 1024, true},
         {"fwd_wg", &p->fwd.wg, 1, 1024, true},       {"fwd_ncache", &p->fwd.ncache, 0, 16, true},
         {"bwd_tpr", &p->bwd.tpr, 0, 1024, true},     {"bwd_target", &p->bwd.target, 1, 64, false},
         {"bwd_wg", &p->bwd.wg, 1, 1024, true},       {"bwd_ncache", &p->bwd.ncache, 0, 16, true},
@@ -162,8 +172,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     const clnorm_op_params *op = backward ? &P->bwd : &P->fwd;
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
-    if (tpr == 0)
-        tpr = next_pow2((nv + op->target - 1) / op->target);
+    if (tpr == 0) {
+        const size_t target = max_elem == 2 ? op->target16 : op->target;
+        tpr = next_pow2((nv + target - 1) / target);
+        if (op->tpr_max && tpr > op->tpr_max)
+            tpr = op->tpr_max;
+    }
     if (tpr > max_wg)
         tpr = max_wg;
     /* vectors per item; register arrays are sized exactly (a power of two, to bound variants) */
