@@ -122,6 +122,7 @@ static int parse_unsigned(const char *s, unsigned long long *out)
 static int parse_options(int argc, char **argv, options *o)
 {
     int i;
+    memset(o, 0, sizeof *o);
     o->set = "quick";
     o->device = NULL;
     o->json = NULL;
