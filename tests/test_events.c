@@ -4,6 +4,7 @@
  * event can gate a backward. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,9 +78,8 @@ static case_cfg ev_case(size_t rows, size_t cols, clnorm_dtype act, clnorm_dtype
 }
 
 /* One held call: backward or forward, with one or two user events in the wait list. */
-static void held_call(const case_cfg *c, int backward, int nuser)
+static void held_call_on(clnorm_context *ctx, const case_cfg *c, int backward, int nuser)
 {
-    clnorm_context *ctx = test_context();
     problem *p = xmalloc(sizeof *p);
     cl_event ue[2], ev = NULL;
     if (backward)
@@ -104,6 +104,49 @@ static void held_call(const case_cfg *c, int backward, int nuser)
     problem_free(p);
     free(p);
 }
+
+static void held_call(const case_cfg *c, int backward, int nuser) { held_call_on(test_context(), c, backward, nuser); }
+
+/* A backend's own queue (in-order, then out-of-order where the device has it): a forward and a
+ * backward with residual each held back by a user event completed only after the call returned. */
+static void caller_queue_held(cl_command_queue_properties props)
+{
+    cl_int err;
+    cl_device_id dev = clnorm_context_device(test_context());
+    cl_command_queue_properties supported = 0;
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof supported, &supported, NULL));
+    ck_assert_msg((supported & props) == props, "the device lacks queue properties 0x%lx", (unsigned long)props);
+    cl_context clctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CL_OK(err);
+    cl_command_queue q = clCreateCommandQueue(clctx, dev, props, &err);
+    CL_OK(err);
+    clnorm_context *ctx = NULL;
+    CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
+    case_cfg f = ev_case(33, 1000, CLNORM_BF16, CLNORM_F32, AFF_WB, LAY_PAD_ODD, 0xe9 + props);
+    held_call_on(ctx, &f, 0, 1);
+    case_cfg b = ev_case(300, 257, CLNORM_F32, CLNORM_F32, AFF_W, LAY_PAD_ALIGNED, 0xea + props);
+    b.residual = RES_SEPARATE;
+    held_call_on(ctx, &b, 1, 1);
+    clnorm_context_release(ctx);
+    CL_OK(clReleaseCommandQueue(q));
+    CL_OK(clReleaseContext(clctx));
+}
+
+START_TEST(caller_in_order_queue_waits_for_user_event) { caller_queue_held(0); }
+END_TEST
+
+/* Only where the device offers out-of-order queues (PoCL does, so CI always runs it). */
+START_TEST(caller_out_of_order_queue_waits_for_user_event)
+{
+    cl_command_queue_properties supported = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_QUEUE_PROPERTIES, sizeof supported,
+                          &supported, NULL));
+    if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        caller_queue_held(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    else
+        fprintf(stderr, "caller_out_of_order_queue_waits_for_user_event: device has no out-of-order queues\n");
+}
+END_TEST
 
 START_TEST(forward_waits_for_user_event)
 {
@@ -232,6 +275,8 @@ static Suite *events_suite(void)
     Suite *s = suite_create("events");
     TCase *tc = tcase_create("wait_lists");
     tcase_add_test(tc, forward_waits_for_user_event);
+    tcase_add_test(tc, caller_in_order_queue_waits_for_user_event);
+    tcase_add_test(tc, caller_out_of_order_queue_waits_for_user_event);
     tcase_add_test(tc, forward_waits_for_two_user_events);
     tcase_add_test(tc, backward_waits_for_user_event);
     tcase_add_test(tc, backward_chained_after_forward_and_user_event);
