@@ -1,0 +1,97 @@
+/* Failure paths: a program that fails to build (CLNORM_BUILD_OPTIONS forcing a compile error)
+ * returns CLNORM_BUILD_FAILED with the compiler's log in last_error, writes nothing, and a new
+ * context made once the option is gone works; a malformed CLNORM_TUNE fails context creation with
+ * CLNORM_INVALID_ENVIRONMENT. Leaks on these paths are caught by the ASan run (.ci/run). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+enum { R = 5, C = 40 };
+
+/* forward on fresh buffers; returns the status and whether y came back untouched */
+static clnorm_status forward_once(clnorm_context *ctx, int *untouched)
+{
+    cl_context c = clnorm_context_cl_context(ctx);
+    float x[R * C], y[R * C], y0[R * C];
+    for (int i = 0; i < R * C; ++i)
+        x[i] = (float)(i % 7) - 2.5f;
+    memset(y0, 0xA5, sizeof y0);
+    cl_int err;
+    cl_mem bx = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
+    CL_OK(err);
+    cl_mem by = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof y0, y0, &err);
+    CL_OK(err);
+    const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, CLNORM_F32};
+    clnorm_status st = clnorm_layer_norm_forward(ctx, R, C, 1e-5f, &X, NULL, NULL, &Y, NULL, NULL, 0, NULL, NULL);
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
+    *untouched = memcmp(y, y0, sizeof y) == 0;
+    clReleaseMemObject(bx);
+    clReleaseMemObject(by);
+    return st;
+}
+
+START_TEST(build_failure_reports_log_and_recovers)
+{
+    clnorm_context *ctx = NULL;
+    /* CHUNK is a kernel parameter with a default; "(" makes every use of it a syntax error */
+    setenv("CLNORM_BUILD_OPTIONS", "-DCHUNK=(", 1);
+    clnorm_status st = clnorm_context_create(NULL, &ctx);
+    unsetenv("CLNORM_BUILD_OPTIONS");
+    CLNORM_OK(NULL, st);
+    int untouched = 0;
+    st = forward_once(ctx, &untouched);
+    ck_assert_msg(st == CLNORM_BUILD_FAILED, "status %s", clnorm_status_string(st));
+    const char *msg = clnorm_context_last_error(ctx);
+    ck_assert_msg(strstr(msg, "build log") && strstr(msg, "-DCHUNK=("), "message: %s", msg);
+    ck_assert_msg(strlen(strstr(msg, "build log")) > strlen("build log:\n") + 10, "no compiler log: %s", msg);
+    ck_assert_msg(untouched, "y was written by a call that failed");
+    /* the same context keeps failing the same way (failed builds are not cached as successes) */
+    ck_assert_int_eq(forward_once(ctx, &untouched), CLNORM_BUILD_FAILED);
+    clnorm_context_release(ctx);
+
+    CLNORM_OK(NULL, clnorm_context_create(NULL, &ctx)); /* option gone: a new context works */
+    CLNORM_OK(ctx, forward_once(ctx, &untouched));
+    ck_assert_msg(!untouched, "the successful call wrote nothing");
+    ck_assert_str_eq(clnorm_context_last_error(ctx), "");
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+START_TEST(malformed_tune_fails_context_creation)
+{
+    const char *bad[] = {"fwd_tpr=3", "nonsense=1", "fwd_wg", "bwd_nacc=4;x", "vec_bytes=128"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        clnorm_context *ctx = (clnorm_context *)&bad; /* must be reset to NULL */
+        setenv("CLNORM_TUNE", bad[i], 1);
+        clnorm_status st = clnorm_context_create(NULL, &ctx);
+        unsetenv("CLNORM_TUNE");
+        ck_assert_msg(st == CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=%s: %s", bad[i], clnorm_status_string(st));
+        ck_assert_ptr_null(ctx);
+        ck_assert_msg(strstr(clnorm_context_last_error(NULL), "CLNORM_TUNE"), "message: %s",
+                      clnorm_context_last_error(NULL));
+    }
+    clnorm_context *ctx = NULL;
+    setenv("CLNORM_TUNE", "fwd_target=2,bwd_groups=2", 1);
+    clnorm_status st = clnorm_context_create(NULL, &ctx);
+    unsetenv("CLNORM_TUNE");
+    CLNORM_OK(NULL, st);
+    int untouched = 1;
+    CLNORM_OK(ctx, forward_once(ctx, &untouched));
+    ck_assert(!untouched);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("failures");
+    TCase *tc = tcase_create("failures");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, build_failure_reports_log_and_recovers);
+    tcase_add_test(tc, malformed_tune_fails_context_creation);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}

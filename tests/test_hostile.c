@@ -1,0 +1,303 @@
+/* Hostile values: NaN and Inf propagate as IEEE arithmetic says and stay where the math puts them
+ * (a NaN in one row never reaches another row, nor dweight/dbias columns it does not feed);
+ * eps = 0 with a constant row; subnormal inputs; BF16/F16 overflow on store gives Inf.
+ * Each case runs a clean call and a hostile call on the same inputs otherwise, and compares the
+ * two bit for bit wherever the hostile value cannot reach. The behaviour is documented in
+ * include/clnorm.h ("Special values"). */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "harness.h"
+#include "reference.h"
+
+#define ROWS 9
+#define COLS 300
+
+typedef struct run {
+    float x[ROWS * COLS], dy[ROWS * COLS], dres[ROWS * COLS], w[COLS], b[COLS];
+    float y[ROWS * COLS], mean[ROWS], rstd[ROWS], dx[ROWS * COLS], dw[COLS], db[COLS];
+} run;
+
+static void fill(run *r, uint64_t seed)
+{
+    rng g;
+    rng_seed(&g, seed);
+    for (int i = 0; i < ROWS * COLS; ++i) {
+        r->x[i] = (float)rng_range(&g, 1.0, 3.0);
+        r->dy[i] = (float)rng_normal(&g);
+        r->dres[i] = (float)rng_normal(&g);
+    }
+    for (int c = 0; c < COLS; ++c) {
+        r->w[c] = (float)rng_range(&g, 0.5, 1.5);
+        r->b[c] = (float)rng_range(&g, -0.5, 0.5);
+    }
+}
+
+static cl_mem upload(cl_context c, const void *p, size_t n)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n, (void *)p, &err);
+    CL_OK(err);
+    return m;
+}
+
+/* forward (weight, bias, mean, rstd), then backward with dres and dweight/dbias, all F32 dense */
+static void execute(run *r, float eps)
+{
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_command_queue q = clnorm_context_queue(ctx);
+    cl_mem x = upload(c, r->x, sizeof r->x), dy = upload(c, r->dy, sizeof r->dy), dr = upload(c, r->dres, sizeof r->dres);
+    cl_mem w = upload(c, r->w, sizeof r->w), b = upload(c, r->b, sizeof r->b);
+    cl_mem y = upload(c, r->y, sizeof r->y), m = upload(c, r->mean, sizeof r->mean), s = upload(c, r->rstd, sizeof r->rstd);
+    cl_mem dx = upload(c, r->dx, sizeof r->dx), dw = upload(c, r->dw, sizeof r->dw), db = upload(c, r->db, sizeof r->db);
+    const clnorm_matrix X = {x, 0, 0, CLNORM_F32}, Y = {y, 0, 0, CLNORM_F32}, DY = {dy, 0, 0, CLNORM_F32},
+                        DR = {dr, 0, 0, CLNORM_F32}, DX = {dx, 0, 0, CLNORM_F32};
+    const clnorm_vector W = {w, 0, CLNORM_F32}, B = {b, 0, CLNORM_F32}, M = {m, 0, CLNORM_F32}, S = {s, 0, CLNORM_F32},
+                        DW = {dw, 0, CLNORM_F32}, DB = {db, 0, CLNORM_F32};
+    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, ROWS, COLS, eps, &X, &W, &B, &Y, &M, &S, 0, NULL, NULL));
+    CLNORM_OK(ctx, clnorm_layer_norm_backward(ctx, ROWS, COLS, &DY, &X, &W, &M, &S, &DR, &DX, &DW, &DB, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, sizeof r->y, r->y, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof r->mean, r->mean, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, s, CL_TRUE, 0, sizeof r->rstd, r->rstd, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, dx, CL_TRUE, 0, sizeof r->dx, r->dx, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, dw, CL_TRUE, 0, sizeof r->dw, r->dw, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(q, db, CL_TRUE, 0, sizeof r->db, r->db, 0, NULL, NULL));
+    cl_mem all[] = {x, dy, dr, w, b, y, m, s, dx, dw, db};
+    for (size_t i = 0; i < sizeof all / sizeof *all; ++i)
+        clReleaseMemObject(all[i]);
+}
+
+static int same_bits(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Row r of a (ROWS x COLS) output: every element NaN (nan=1) or bitwise equal to the clean run. */
+static void expect_row(const char *what, const float *got, const float *clean, int r, int nan)
+{
+    for (int c = 0; c < COLS; ++c) {
+        float g = got[r * COLS + c];
+        if (nan)
+            ck_assert_msg(isnan(g), "%s[%d, %d] = %g, expected NaN", what, r, c, (double)g);
+        else
+            ck_assert_msg(same_bits(g, clean[r * COLS + c]), "%s[%d, %d] = %.9g, clean run %.9g", what, r, c,
+                          (double)g, (double)clean[r * COLS + c]);
+    }
+}
+
+static void expect_vec(const char *what, const float *got, const float *clean, int n, int nan_at)
+{
+    for (int i = 0; i < n; ++i) {
+        if (i == nan_at)
+            ck_assert_msg(isnan(got[i]), "%s[%d] = %g, expected NaN", what, i, (double)got[i]);
+        else
+            ck_assert_msg(same_bits(got[i], clean[i]), "%s[%d] = %.9g, clean run %.9g", what, i, (double)got[i],
+                          (double)clean[i]);
+    }
+}
+
+static run *clean_run(uint64_t seed)
+{
+    run *r = xcalloc(1, sizeof *r);
+    fill(r, seed);
+    execute(r, 1e-5f);
+    return r;
+}
+
+START_TEST(nan_or_inf_in_x_stays_in_its_row)
+{
+    for (int inf = 0; inf < 2; ++inf) {
+        run *clean = clean_run(11), *h = xcalloc(1, sizeof *h);
+        fill(h, 11);
+        const int bad = 4;
+        h->x[bad * COLS + 17] = inf ? INFINITY : NAN;
+        execute(h, 1e-5f);
+        for (int r = 0; r < ROWS; ++r) {
+            expect_row("y", h->y, clean->y, r, r == bad);
+            expect_row("dx", h->dx, clean->dx, r, r == bad);
+        }
+        ck_assert(isnan(h->mean[bad]) || isinf(h->mean[bad]));
+        /* dweight sums dy * xhat over rows: the bad row's xhat is NaN in every column */
+        for (int c = 0; c < COLS; ++c)
+            ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
+        expect_vec("dbias", h->db, clean->db, COLS, -1); /* dbias = sum dy: untouched */
+        free(clean);
+        free(h);
+    }
+}
+END_TEST
+
+START_TEST(nan_in_dy_stays_in_its_row_and_column)
+{
+    run *clean = clean_run(12), *h = xcalloc(1, sizeof *h);
+    fill(h, 12);
+    const int bad = 2, col = 123;
+    h->dy[bad * COLS + col] = NAN;
+    execute(h, 1e-5f);
+    for (int r = 0; r < ROWS; ++r) {
+        expect_row("y", h->y, clean->y, r, 0);
+        expect_row("dx", h->dx, clean->dx, r, r == bad);
+    }
+    expect_vec("dweight", h->dw, clean->dw, COLS, col);
+    expect_vec("dbias", h->db, clean->db, COLS, col);
+    free(clean);
+    free(h);
+}
+END_TEST
+
+START_TEST(nan_in_dresidual_stays_in_its_element)
+{
+    run *clean = clean_run(13), *h = xcalloc(1, sizeof *h);
+    fill(h, 13);
+    const int bad = 7, col = 5;
+    h->dres[bad * COLS + col] = NAN;
+    execute(h, 1e-5f);
+    for (int i = 0; i < ROWS * COLS; ++i) {
+        if (i == bad * COLS + col)
+            ck_assert(isnan(h->dx[i]));
+        else
+            ck_assert_msg(same_bits(h->dx[i], clean->dx[i]), "dx[%d] changed", i);
+    }
+    expect_vec("dweight", h->dw, clean->dw, COLS, -1);
+    expect_vec("dbias", h->db, clean->db, COLS, -1);
+    free(clean);
+    free(h);
+}
+END_TEST
+
+START_TEST(nan_in_weight_stays_in_its_column_forward)
+{
+    run *clean = clean_run(14), *h = xcalloc(1, sizeof *h);
+    fill(h, 14);
+    const int col = 200;
+    h->w[col] = NAN;
+    execute(h, 1e-5f);
+    for (int r = 0; r < ROWS; ++r)
+        for (int c = 0; c < COLS; ++c) {
+            float g = h->y[r * COLS + c];
+            if (c == col)
+                ck_assert(isnan(g));
+            else
+                ck_assert_msg(same_bits(g, clean->y[r * COLS + c]), "y[%d, %d] changed", r, c);
+            /* g = dy * weight feeds every row sum: all of dx is NaN */
+            ck_assert(isnan(h->dx[r * COLS + c]));
+        }
+    /* dweight and dbias do not involve the weight */
+    expect_vec("dweight", h->dw, clean->dw, COLS, -1);
+    expect_vec("dbias", h->db, clean->db, COLS, -1);
+    free(clean);
+    free(h);
+}
+END_TEST
+
+START_TEST(eps0_constant_row)
+{
+    run *clean = clean_run(15), *h = xcalloc(1, sizeof *h);
+    fill(h, 15);
+    const int bad = 3;
+    for (int c = 0; c < COLS; ++c)
+        h->x[bad * COLS + c] = 2.5f;
+    execute(clean, 0.0f); /* the clean run again, with eps = 0 */
+    execute(h, 0.0f);
+    /* var = 0 and eps = 0: rstd = 1/sqrt(0) = +Inf, xhat = 0 * Inf = NaN */
+    ck_assert_msg(h->mean[bad] == 2.5f, "mean %g", (double)h->mean[bad]);
+    ck_assert_msg(isinf(h->rstd[bad]) && h->rstd[bad] > 0, "rstd %g", (double)h->rstd[bad]);
+    for (int r = 0; r < ROWS; ++r) {
+        expect_row("y", h->y, clean->y, r, r == bad);
+        expect_row("dx", h->dx, clean->dx, r, r == bad);
+    }
+    free(clean);
+    free(h);
+}
+END_TEST
+
+START_TEST(subnormal_inputs)
+{
+    run *h = xcalloc(1, sizeof *h);
+    fill(h, 16);
+    for (int i = 0; i < ROWS * COLS; ++i)
+        h->x[i] = h->x[i] * 1e-39f; /* subnormal fp32 (below 1.18e-38) */
+    execute(h, 1e-5f);
+    /* the spread (~1e-39) is far below sqrt(eps): y = (x - mean) / sqrt(eps) * w + b ~ b, and a
+     * device that flushes subnormals to zero gives exactly b. Either way: finite and within 1e-30. */
+    for (int r = 0; r < ROWS; ++r)
+        for (int c = 0; c < COLS; ++c) {
+            float g = h->y[r * COLS + c];
+            ck_assert_msg(isfinite(g) && fabs((double)g - h->b[c]) <= 1e-30 + 1e-6 * fabs(h->b[c]),
+                          "y[%d, %d] = %g, expected about %g", r, c, (double)g, (double)h->b[c]);
+            ck_assert_msg(isfinite(h->dx[r * COLS + c]), "dx[%d, %d] not finite", r, c);
+        }
+    free(h);
+}
+END_TEST
+
+/* F16 / BF16 outputs: values beyond the storage range round to +-Inf (round to nearest even),
+ * values inside it are stored correctly rounded. */
+static void overflow_case(clnorm_dtype dt, float wscale)
+{
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    enum { R = 4, C = 64 };
+    float x[R * C], w[C];
+    uint16_t y[R * C];
+    rng g;
+    rng_seed(&g, 17);
+    for (int i = 0; i < R * C; ++i)
+        x[i] = (float)rng_normal(&g);
+    for (int i = 0; i < C; ++i)
+        w[i] = wscale * (float)rng_range(&g, 0.25, 1.0);
+    memset(y, 0xFF, sizeof y);
+    cl_mem bx = upload(c, x, sizeof x), bw = upload(c, w, sizeof w), by = upload(c, y, sizeof y);
+    const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, dt};
+    const clnorm_vector W = {bw, 0, CLNORM_F32};
+    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, R, C, 1e-5f, &X, &W, NULL, &Y, NULL, NULL, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
+    double xd[R * C], wd[C], ref[R * C];
+    for (int i = 0; i < R * C; ++i)
+        xd[i] = x[i];
+    for (int i = 0; i < C; ++i)
+        wd[i] = w[i];
+    ref_forward(R, C, 1e-5f, xd, wd, NULL, ref, NULL, NULL);
+    const double maxv = dt == CLNORM_F16 ? 65504.0 : 3.3895313892515355e38;
+    int infs = 0;
+    for (int i = 0; i < R * C; ++i) {
+        double got = dtype_load(dt, y, (size_t)i);
+        if (fabs(ref[i]) > maxv * 1.001) { /* clearly beyond the largest finite value */
+            ck_assert_msg(isinf(got) && (got > 0) == (ref[i] > 0), "%s y[%d] = %g, expected %sInf (ref %g)",
+                          dtype_name(dt), i, got, ref[i] > 0 ? "+" : "-", ref[i]);
+            ++infs;
+        } else if (fabs(ref[i]) < maxv * 0.999) {
+            ck_assert_msg(isfinite(got) && fabs(got - ref[i]) <= dtype_ulp(dt, ref[i]) + 1e-5 * fabs(ref[i]),
+                          "%s y[%d] = %g, expected %g", dtype_name(dt), i, got, ref[i]);
+        }
+    }
+    ck_assert_msg(infs > 0, "no element overflowed: the case tests nothing");
+    clReleaseMemObject(bx);
+    clReleaseMemObject(bw);
+    clReleaseMemObject(by);
+}
+
+START_TEST(f16_overflow_is_inf) { overflow_case(CLNORM_F16, 6.0e4f); }
+END_TEST
+
+START_TEST(bf16_overflow_is_inf) { overflow_case(CLNORM_BF16, 3.0e38f); }
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hostile");
+    TCase *tc = tcase_create("hostile");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, nan_or_inf_in_x_stays_in_its_row);
+    tcase_add_test(tc, nan_in_dy_stays_in_its_row_and_column);
+    tcase_add_test(tc, nan_in_dresidual_stays_in_its_element);
+    tcase_add_test(tc, nan_in_weight_stays_in_its_column_forward);
+    tcase_add_test(tc, eps0_constant_row);
+    tcase_add_test(tc, subnormal_inputs);
+    tcase_add_test(tc, f16_overflow_is_inf);
+    tcase_add_test(tc, bf16_overflow_is_inf);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
