@@ -78,7 +78,7 @@ void tol_backward(size_t rows, size_t cols, const double *dy, const double *x, c
     }
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x + r * cols, *dyr = dy + r * cols;
-        double rs = rstd[r];
+        double rs = fabs(rstd[r]); /* a magnitude (the fuzzer also feeds negative rstd) */
         double sum_g = 0.0, sum_gx = 0.0;
         for (size_t c = 0; c < cols; c++) {
             double axhat = fabs((xr[c] - mean[r]) * rs);
