@@ -1,11 +1,22 @@
 /* clnorm-info — lists the OpenCL platforms and devices the way clnorm sees them, and says which
  * device the library would pick: by the default policy (spec "") and by CLNORM_DEVICE (spec NULL).
+ * For each device it also creates a clnorm context and prints the launch parameters the library
+ * would use (clnorm_launch_plan) for a few shapes, forward and backward, F32 and BF16, and how many
+ * programs that context has built (its program cache).
  * Device indices are printed as p:d, the form clnorm's device specs accept ("0:1").
- * Exit status 0 when at least one device exists. */
+ *   clnorm-info [--json] [--rows N]
+ * --json prints the same content as one JSON object. Exit status 0 when at least one device exists. */
 #include <clnorm.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static int g_json;                /* --json */
+static size_t g_rows = 4096;      /* --rows: rows of the example shapes */
+static const size_t g_cols[] = {256, 1024, 4096, 16384};
+static const clnorm_dtype g_dtypes[] = {CLNORM_F32, CLNORM_BF16};
+static const char *const g_env[] = {"CLNORM_DEVICE", "CLNORM_DEVICE_CLASS", "CLNORM_TUNE", "CLNORM_BUILD_OPTIONS"};
 
 /* One string property of a platform or device; "" when the query fails. Caller frees. */
 static char *platform_str(cl_platform_id p, cl_platform_info what)
@@ -92,6 +103,30 @@ static const char *size_string(cl_ulong bytes, char *buf, size_t len)
     return buf;
 }
 
+/* A JSON string literal (NULL: null). Bytes >= 0x80 pass through (UTF-8 stays UTF-8). */
+static void json_str(const char *s)
+{
+    if (!s) {
+        fputs("null", stdout);
+        return;
+    }
+    putchar('"');
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", stdout);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static const char *dtype_name(clnorm_dtype dt) { return dt == CLNORM_F32 ? "f32" : dt == CLNORM_BF16 ? "bf16" : "f16"; }
+
 typedef struct device_entry {
     cl_device_id id;
     unsigned p, d;
@@ -100,7 +135,75 @@ typedef struct device_entry {
 static device_entry *g_devices;
 static size_t g_num_devices;
 
-static void print_device(cl_device_id dev, unsigned p, unsigned d)
+/* The launch parameters a context on device p:d would use, and its program cache. */
+static void print_plans(unsigned p, unsigned d)
+{
+    char spec[32];
+    clnorm_context *ctx = NULL;
+    size_t ic, it;
+    int op, first = 1;
+    clnorm_status st;
+    snprintf(spec, sizeof spec, "%u:%u", p, d);
+    st = clnorm_context_create(spec, &ctx);
+    if (st != CLNORM_SUCCESS) {
+        if (g_json) {
+            printf(",\n      \"clnorm_context\": {\"ok\": false, \"status\": ");
+            json_str(clnorm_status_string(st));
+            printf(", \"error\": ");
+            json_str(clnorm_context_last_error(NULL));
+            printf("}");
+        } else {
+            printf("        clnorm context:     none: %s\n          %s\n", clnorm_status_string(st),
+                clnorm_context_last_error(NULL));
+        }
+        return;
+    }
+    if (g_json)
+        printf(",\n      \"clnorm_context\": {\"ok\": true, \"programs_built\": %zu},\n      \"launch_plans\": [",
+            clnorm_context_program_count(ctx));
+    else
+        printf("        launch plans (clnorm_launch_plan, rows = %zu, dense tensors):\n"
+               "          op        dtype   cols  vector  items/row  rows/group  group size  reg.cache  reg.acc  groups\n",
+            g_rows);
+    for (op = 0; op < 2; ++op)
+        for (it = 0; it < sizeof g_dtypes / sizeof g_dtypes[0]; ++it)
+            for (ic = 0; ic < sizeof g_cols / sizeof g_cols[0]; ++ic) {
+                clnorm_launch_info L;
+                st = clnorm_launch_plan(ctx, op, g_rows, g_cols[ic], g_dtypes[it], &L);
+                if (g_json) {
+                    printf("%s\n        {\"op\": \"%s\", \"dtype\": \"%s\", \"rows\": %zu, \"cols\": %zu", first ? "" : ",",
+                        op ? "backward" : "forward", dtype_name(g_dtypes[it]), g_rows, g_cols[ic]);
+                    if (st == CLNORM_SUCCESS)
+                        printf(", \"vector_width\": %u, \"items_per_row\": %u, \"rows_per_group\": %u, "
+                               "\"work_group_size\": %u, \"register_cache\": %u, \"register_accumulators\": %u, "
+                               "\"work_groups\": %zu}",
+                            L.vector_width, L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
+                            L.register_accumulators, L.work_groups);
+                    else {
+                        printf(", \"error\": ");
+                        json_str(clnorm_status_string(st));
+                        printf("}");
+                    }
+                } else if (st == CLNORM_SUCCESS) {
+                    printf("          %-8s  %-5s %6zu  %6u  %9u  %10u  %10u  %9u  %7u  %6zu\n", op ? "backward" : "forward",
+                        dtype_name(g_dtypes[it]), g_cols[ic], L.vector_width, L.items_per_row, L.rows_per_group,
+                        L.work_group_size, L.register_cache, L.register_accumulators, L.work_groups);
+                } else {
+                    printf("          %-8s  %-5s %6zu  %s\n", op ? "backward" : "forward", dtype_name(g_dtypes[it]),
+                        g_cols[ic], clnorm_status_string(st));
+                }
+                first = 0;
+            }
+    if (g_json)
+        printf("\n      ]");
+    else
+        printf("        program cache:      %zu programs built (%s; clnorm-info runs no kernel, and each new\n"
+               "                            context builds its programs on first use)\n",
+            clnorm_context_program_count(ctx), clnorm_context_program_count(ctx) ? "warm" : "cold");
+    clnorm_context_release(ctx);
+}
+
+static void print_device(cl_device_id dev, unsigned p, unsigned d, int first)
 {
     char *name = device_str(dev, CL_DEVICE_NAME);
     char *driver = device_str(dev, CL_DRIVER_VERSION);
@@ -110,20 +213,50 @@ static void print_device(cl_device_id dev, unsigned p, unsigned d)
     char buf[64];
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
 
-    printf("  %u:%u  %s\n", p, d, name ? name : "");
-    printf("        type:               %s\n", type_string(type, buf, sizeof buf));
-    printf("        device version:     %s\n", version ? version : "");
-    printf("        driver version:     %s\n", driver ? driver : "");
-    printf("        OpenCL C version:   %s\n", clc ? clc : "");
-    printf("        compute units:      %u\n", device_uint(dev, CL_DEVICE_MAX_COMPUTE_UNITS));
-    printf("        max work-group:     %zu\n", device_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE));
-    printf("        local memory:       %s\n", size_string(device_ulong(dev, CL_DEVICE_LOCAL_MEM_SIZE), buf, sizeof buf));
-    printf("        global memory:      %s\n", size_string(device_ulong(dev, CL_DEVICE_GLOBAL_MEM_SIZE), buf, sizeof buf));
-    printf("        max allocation:     %s\n", size_string(device_ulong(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE), buf, sizeof buf));
+    if (g_json) {
+        printf("%s\n    {\"spec\": \"%u:%u\", \"name\": ", first ? "" : ",", p, d);
+        json_str(name);
+        printf(", \"type\": ");
+        json_str(type_string(type, buf, sizeof buf));
+        printf(", \"device_version\": ");
+        json_str(version);
+        printf(", \"driver_version\": ");
+        json_str(driver);
+        printf(", \"opencl_c_version\": ");
+        json_str(clc);
+        printf(",\n      \"compute_units\": %u, \"max_work_group\": %zu, \"local_memory_bytes\": %llu, "
+               "\"global_memory_bytes\": %llu, \"max_allocation_bytes\": %llu",
+            device_uint(dev, CL_DEVICE_MAX_COMPUTE_UNITS), device_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE),
+            (unsigned long long)device_ulong(dev, CL_DEVICE_LOCAL_MEM_SIZE),
+            (unsigned long long)device_ulong(dev, CL_DEVICE_GLOBAL_MEM_SIZE),
+            (unsigned long long)device_ulong(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
+        print_plans(p, d);
+        printf("}");
+    } else {
+        printf("  %u:%u  %s\n", p, d, name ? name : "");
+        printf("        type:               %s\n", type_string(type, buf, sizeof buf));
+        printf("        device version:     %s\n", version ? version : "");
+        printf("        driver version:     %s\n", driver ? driver : "");
+        printf("        OpenCL C version:   %s\n", clc ? clc : "");
+        printf("        compute units:      %u\n", device_uint(dev, CL_DEVICE_MAX_COMPUTE_UNITS));
+        printf("        max work-group:     %zu\n", device_size(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+        printf("        local memory:       %s\n", size_string(device_ulong(dev, CL_DEVICE_LOCAL_MEM_SIZE), buf, sizeof buf));
+        printf("        global memory:      %s\n", size_string(device_ulong(dev, CL_DEVICE_GLOBAL_MEM_SIZE), buf, sizeof buf));
+        printf("        max allocation:     %s\n", size_string(device_ulong(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE), buf, sizeof buf));
+        print_plans(p, d);
+    }
     free(name);
     free(driver);
     free(version);
     free(clc);
+}
+
+/* Closes a JSON platform object: its error (or null) and the end of its device list. */
+static void json_platform_end(const char *error, int any_device)
+{
+    printf("%s], \"error\": ", any_device ? "\n  " : "");
+    json_str(error);
+    printf("}");
 }
 
 /* Enumerates and prints every platform and device; remembers the devices' p:d for later. */
@@ -132,16 +265,25 @@ static int list_devices(void)
     cl_uint np = 0, p;
     cl_platform_id *plats;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
+    if (g_json)
+        printf("  \"platforms\": [");
     if (err != CL_SUCCESS || np == 0) {
         /* -1001 (CL_PLATFORM_NOT_FOUND_KHR) from the ICD loader means no platform is installed. */
-        printf("No OpenCL platform found (clGetPlatformIDs: %s).\n",
-            err == CL_SUCCESS ? "0 platforms" : clnorm_status_string(err));
+        if (g_json)
+            printf("],\n  \"platforms_error\": \"no OpenCL platform found (clGetPlatformIDs: %s)\",\n",
+                err == CL_SUCCESS ? "0 platforms" : clnorm_status_string(err));
+        else
+            printf("No OpenCL platform found (clGetPlatformIDs: %s).\n",
+                err == CL_SUCCESS ? "0 platforms" : clnorm_status_string(err));
         return 0;
     }
     plats = malloc(np * sizeof *plats);
     if (!plats || clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
         free(plats);
-        printf("clGetPlatformIDs failed\n");
+        if (g_json)
+            printf("],\n  \"platforms_error\": \"clGetPlatformIDs failed\",\n");
+        else
+            printf("clGetPlatformIDs failed\n");
         return 0;
     }
     for (p = 0; p < np; ++p) {
@@ -150,14 +292,29 @@ static int list_devices(void)
         char *version = platform_str(plats[p], CL_PLATFORM_VERSION);
         cl_uint nd = 0, d;
         cl_device_id *devs = NULL;
-        printf("Platform %u: %s\n", p, name ? name : "");
-        printf("  vendor: %s\n  version: %s\n", vendor ? vendor : "", version ? version : "");
+        if (g_json) {
+            printf("%s\n  {\"index\": %u, \"name\": ", p ? "," : "", p);
+            json_str(name);
+            printf(", \"vendor\": ");
+            json_str(vendor);
+            printf(", \"version\": ");
+            json_str(version);
+            printf(",\n   \"devices\": [");
+        } else {
+            printf("Platform %u: %s\n", p, name ? name : "");
+            printf("  vendor: %s\n  version: %s\n", vendor ? vendor : "", version ? version : "");
+        }
         free(name);
         free(vendor);
         free(version);
         err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
         if (err != CL_SUCCESS || nd == 0) {
-            printf("  (no devices: %s)\n", err == CL_SUCCESS ? "0 devices" : clnorm_status_string(err));
+            char msg[128];
+            snprintf(msg, sizeof msg, "no devices: %s", err == CL_SUCCESS ? "0 devices" : clnorm_status_string(err));
+            if (g_json)
+                json_platform_end(msg, 0);
+            else
+                printf("  (%s)\n", msg);
             continue;
         }
         devs = malloc(nd * sizeof *devs);
@@ -167,7 +324,10 @@ static int list_devices(void)
                 if (grown)
                     g_devices = grown;
                 free(devs);
-                printf("  (device query failed)\n");
+                if (g_json)
+                    json_platform_end("device query failed", 0);
+                else
+                    printf("  (device query failed)\n");
                 continue;
             }
             g_devices = grown;
@@ -177,60 +337,126 @@ static int list_devices(void)
             g_devices[g_num_devices].p = p;
             g_devices[g_num_devices].d = d;
             ++g_num_devices;
-            print_device(devs[d], p, d);
+            print_device(devs[d], p, d, d == 0);
         }
+        if (g_json)
+            json_platform_end(NULL, 1);
         free(devs);
     }
+    if (g_json)
+        printf("\n  ],\n");
     free(plats);
     return (int)g_num_devices;
 }
 
 /* Prints which device clnorm_select_device(spec) resolves to, by p:d and name. */
-static void print_selection(const char *label, const char *spec)
+static void print_selection(const char *label, const char *key, const char *spec)
 {
     cl_platform_id plat = NULL;
     cl_device_id dev = NULL;
     clnorm_status st = clnorm_select_device(spec, &plat, &dev);
+    char *name = NULL;
+    const device_entry *found = NULL;
     size_t i;
-    if (st != CLNORM_SUCCESS) {
-        printf("%s: none: %s\n  %s\n", label, clnorm_status_string(st), clnorm_context_last_error(NULL));
-        return;
+    if (st == CLNORM_SUCCESS) {
+        name = device_str(dev, CL_DEVICE_NAME);
+        for (i = 0; i < g_num_devices; ++i)
+            if (g_devices[i].id == dev)
+                found = &g_devices[i];
     }
-    for (i = 0; i < g_num_devices; ++i) {
-        if (g_devices[i].id == dev) {
-            char *name = device_str(dev, CL_DEVICE_NAME);
-            printf("%s: %u:%u  %s\n", label, g_devices[i].p, g_devices[i].d, name ? name : "");
-            free(name);
-            return;
+    if (g_json) {
+        printf("    ");
+        json_str(key);
+        if (st != CLNORM_SUCCESS) {
+            printf(": {\"spec\": null, \"name\": null, \"error\": ");
+            json_str(clnorm_context_last_error(NULL));
+            printf("}");
+        } else {
+            char pd[32];
+            snprintf(pd, sizeof pd, "%u:%u", found ? found->p : 0, found ? found->d : 0);
+            printf(": {\"spec\": ");
+            json_str(found ? pd : NULL);
+            printf(", \"name\": ");
+            json_str(name ? name : "");
+            printf(", \"error\": null}");
         }
-    }
-    {
-        char *name = device_str(dev, CL_DEVICE_NAME);
+    } else if (st != CLNORM_SUCCESS) {
+        printf("%s: none: %s\n  %s\n", label, clnorm_status_string(st), clnorm_context_last_error(NULL));
+    } else if (found) {
+        printf("%s: %u:%u  %s\n", label, found->p, found->d, name ? name : "");
+    } else {
         printf("%s: %s (not among the devices listed above)\n", label, name ? name : "?");
-        free(name);
     }
+    free(name);
+}
+
+static int usage(FILE *to, int status)
+{
+    fprintf(to, "usage: clnorm-info [--json] [--rows N]\n"
+                "Lists the OpenCL devices, the one clnorm picks, and per device the launch parameters\n"
+                "clnorm would use for a few shapes (N rows, default 4096) and its program cache.\n"
+                "  --json    the same content as one JSON object\n");
+    return status;
 }
 
 int main(int argc, char **argv)
 {
     const char *env = getenv("CLNORM_DEVICE");
-    int n;
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "usage: clnorm-info\nLists the OpenCL devices and the one clnorm picks.\n");
-        return 2;
-    }
     unsigned v = clnorm_version();
-    printf("clnorm-info %s (library %u.%u.%u)\n\n", CLNORM_VERSION_STRING, v / 10000, v / 100 % 100, v % 100);
-    n = list_devices();
-    printf("\n");
-    print_selection("Default policy (spec \"\")", "");
-    if (env) {
-        char label[256];
-        snprintf(label, sizeof label, "CLNORM_DEVICE=\"%.200s\"", env);
-        print_selection(label, NULL);
+    char libversion[32];
+    size_t i;
+    int n, a;
+    for (a = 1; a < argc; ++a) {
+        if (strcmp(argv[a], "--json") == 0) {
+            g_json = 1;
+        } else if (strcmp(argv[a], "--rows") == 0 && a + 1 < argc) {
+            char *end;
+            unsigned long long r = strtoull(argv[++a], &end, 10);
+            if (*end || end == argv[a] || argv[a][0] == '-' || r == 0 || (unsigned long long)(size_t)r != r)
+                return usage(stderr, 2);
+            g_rows = (size_t)r;
+        } else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+            return usage(stdout, 0);
+        } else {
+            return usage(stderr, 2);
+        }
+    }
+    snprintf(libversion, sizeof libversion, "%u.%u.%u", v / 10000, v / 100 % 100, v % 100);
+    if (g_json) {
+        printf("{\n  \"clnorm_info\": \"%s\", \"library_version\": \"%s\",\n  \"environment\": {", CLNORM_VERSION_STRING,
+            libversion);
+        for (i = 0; i < sizeof g_env / sizeof g_env[0]; ++i) {
+            printf("%s\"%s\": ", i ? ", " : "", g_env[i]);
+            json_str(getenv(g_env[i]));
+        }
+        printf("},\n");
     } else {
-        printf("CLNORM_DEVICE: unset (clnorm_context_create(NULL) uses the default policy)\n");
+        printf("clnorm-info %s (library %s)\n", CLNORM_VERSION_STRING, libversion);
+        for (i = 1; i < sizeof g_env / sizeof g_env[0]; ++i) /* CLNORM_DEVICE: at the end */
+            if (getenv(g_env[i]))
+                printf("%s=\"%s\" (applies to the launch plans below)\n", g_env[i], getenv(g_env[i]));
+        printf("\n");
+    }
+    n = list_devices();
+    if (g_json) {
+        printf("  \"selection\": {\n");
+        print_selection(NULL, "default_policy", "");
+        printf(",\n");
+        if (env)
+            print_selection(NULL, "CLNORM_DEVICE", NULL);
+        else
+            printf("    \"CLNORM_DEVICE\": null");
+        printf("\n  }\n}\n");
+    } else {
+        printf("\n");
+        print_selection("Default policy (spec \"\")", NULL, "");
+        if (env) {
+            char label[256];
+            snprintf(label, sizeof label, "CLNORM_DEVICE=\"%.200s\"", env);
+            print_selection(label, NULL, NULL);
+        } else {
+            printf("CLNORM_DEVICE: unset (clnorm_context_create(NULL) uses the default policy)\n");
+        }
     }
     free(g_devices);
     return n > 0 ? 0 : 1;

@@ -1,34 +1,51 @@
-/*
- * clnorm — LayerNorm forward and backward (with a fused residual gradient) as OpenCL C kernels,
- * driven by a small C host library.
+/**
+ * @file clnorm.h
+ * @brief clnorm — LayerNorm forward and backward (with a fused residual gradient) as OpenCL C
+ * kernels, driven by a small C host library.
  *
  * One header, one library. Everything here follows ../shared/API.md (the contract):
- *   - functions are prefixed clnorm_, macros and enum values CLNORM_;
- *   - every size, offset and stride is counted in elements (size_t); device index math is 64-bit;
+ *   - functions are prefixed `clnorm_`, macros and enum values `CLNORM_`;
+ *   - every size, offset and stride is counted in elements (`size_t`); device index math is 64-bit;
  *   - optional arguments are pointers, NULL meaning "absent";
  *   - each operation only enqueues on the context's queue and never blocks;
  *   - on any error nothing is enqueued, no output is touched, and clnorm_context_last_error()
  *     explains the failure in one line (the compiler log follows for build failures).
  *
- * Thread safety: every function may be called from several threads at once, on one context or on
- * several. Error messages are kept per thread (see clnorm_context_last_error).
+ * **Thread safety**: every function may be called from several threads at once, on one context or
+ * on several. Error messages are kept per thread (see clnorm_context_last_error()).
  *
- * Environment variables read by the library:
- *   CLNORM_DEVICE         device spec used when clnorm_context_create() gets NULL (see there).
- *   CLNORM_BUILD_OPTIONS  appended to the OpenCL compiler options of every program the library builds
- *                         (read when a context is created).
- *   CLNORM_DEVICE_CLASS   "gpu" or "cpu": use that row of the launch-parameter table whatever the
- *                         device is (how CI runs the GPU kernel shapes on a CPU).
- *   CLNORM_TUNE           overrides of the launch-parameter table for contexts created while it is
- *                         set, "key=value,..." with keys vec_bytes, shfl, fwd_tpr, fwd_target, fwd_wg,
- *                         fwd_ncache, bwd_tpr, bwd_target, bwd_wg, bwd_ncache, bwd_nacc, bwd_groups
- *                         (see src/params.c; clnorm-bench --tune searches them). A malformed value
- *                         makes context creation fail with CLNORM_INVALID_ENVIRONMENT.
+ * **Linking**: `find_package(clnorm)` then `clnorm::clnorm` (shared) or `clnorm::clnorm_static`
+ * (static; defines CLNORM_STATIC for its users), or `pkg-config --cflags --libs clnorm`. Code that
+ * links the static library without CMake defines CLNORM_STATIC itself (it empties the export
+ * macro; needed on Windows, harmless elsewhere). The shared library exports the functions declared
+ * here and nothing else.
+ *
+ * @par Environment variables read by the library
+ *   - `CLNORM_DEVICE`: the device spec clnorm_context_create() and clnorm_select_device() use when
+ *     their spec is NULL (forms: see clnorm_context_create()); unset or empty: the default policy.
+ *   - `CLNORM_BUILD_OPTIONS`: appended to the OpenCL compiler options of every program a context
+ *     builds (read when the context is created).
+ *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`: use that row of the launch-parameter table whatever
+ *     the device is (how CI runs the GPU kernel shapes on a CPU); any other value is ignored. Read
+ *     when a context is created.
+ *   - `CLNORM_TUNE`: overrides of the launch-parameter table for contexts created while it is set,
+ *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
+ *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), and for the forward (`fwd_`) and the backward
+ *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and
+ *     `_target16` (vectors per item aimed at when deriving it, for 32-bit and all-16-bit data,
+ *     1..64), `_tpr_max` (cap on derived items per row, 0 = the device's limit, else a power of two
+ *     up to 1024), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
+ *     cache depth in vectors, 0 or a power of two up to 16); backward only: `bwd_nacc` (register
+ *     dweight/dbias sums, 0 or a power of two up to 16) and `bwd_groups` (persistent work-groups
+ *     per compute unit, 1..64). `clnorm-bench --tune` searches them; clnorm_launch_plan() shows
+ *     their effect. A malformed value makes context creation fail with
+ *     #CLNORM_INVALID_ENVIRONMENT.
  */
 #ifndef CLNORM_H
 #define CLNORM_H
 
 #ifndef CL_TARGET_OPENCL_VERSION
+/** The OpenCL API version `CL/cl.h` exposes (1.2, what clnorm uses), unless the includer chose one. */
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
@@ -40,6 +57,7 @@
 extern "C" {
 #endif
 
+/** @cond CLNORM_INTERNAL */
 /* Symbols are hidden by default; only what carries CLNORM_API is exported. */
 #if defined(CLNORM_STATIC)
 #define CLNORM_API
@@ -52,16 +70,19 @@ extern "C" {
 #else
 #define CLNORM_API __attribute__((visibility("default")))
 #endif
+/** @endcond */
 
+/** The version of the headers, major*10000 + minor*100 + patch, from CLNORM_VERSION_MAJOR,
+ * CLNORM_VERSION_MINOR and CLNORM_VERSION_PATCH (clnorm_version.h, generated from CMake's
+ * project(); CLNORM_VERSION_STRING is the same as "major.minor.patch"). Compare with
+ * clnorm_version(), the version of the library actually linked. */
 #define CLNORM_VERSION_NUMBER (CLNORM_VERSION_MAJOR * 10000 + CLNORM_VERSION_MINOR * 100 + CLNORM_VERSION_PATCH)
 
-/* ---------------------------------------------------------------------------------------------
- * Status codes.
- * clnorm_status is an int: CLNORM_SUCCESS (0), a negative OpenCL error code passed through
- * unchanged (CL_OUT_OF_RESOURCES, CL_INVALID_EVENT_WAIT_LIST, ...), or one of the library's own
- * codes below, all <= -10000 (Khronos reserves 0..-9999).
- * The table generates the enum values, their names and their messages together.
- * ------------------------------------------------------------------------------------------- */
+/** @name Status codes
+ * @{ */
+
+/** X-macro table of the library's status codes, `X(name, value, message)` for each: it generates
+ * the enum below, and the names and messages clnorm_status_string() returns. */
 #define CLNORM_STATUS_TABLE(X)                                                                        \
     X(CLNORM_NULL_ARGUMENT, -10001, "a required argument (context, view or output pointer) is NULL") \
     X(CLNORM_NULL_BUFFER, -10002, "a view given has a NULL cl_mem buffer")                           \
@@ -79,120 +100,264 @@ extern "C" {
     X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs")             \
     X(CLNORM_INVALID_ENVIRONMENT, -10015, "an environment variable read by clnorm has an invalid value")
 
+/** The result of every call that can fail: #CLNORM_SUCCESS (0), a negative OpenCL error code
+ * passed through unchanged (`CL_OUT_OF_RESOURCES`, `CL_INVALID_EVENT_WAIT_LIST`, ...), or one of
+ * the library's own codes, all <= -10000 (Khronos reserves 0..-9999). clnorm_status_string() names
+ * any of them. */
 typedef int clnorm_status;
 
+/** The library's status codes (the values of #clnorm_status besides OpenCL's own): each
+ * enumerator's value and message are in CLNORM_STATUS_TABLE. */
 enum {
-    CLNORM_SUCCESS = 0,
-#define CLNORM_X_ENUM(name, value, message) name = value,
+    CLNORM_SUCCESS = 0, /**< success */
+#define CLNORM_X_ENUM(name, value, message) name = value, /**< message */
     CLNORM_STATUS_TABLE(CLNORM_X_ENUM)
 #undef CLNORM_X_ENUM
 };
 
-/* Name of a status ("CLNORM_OUT_OF_BOUNDS", "CL_INVALID_VALUE", ...) followed by a short
- * description for the library's own codes. Never NULL; unknown codes give "unknown status". */
+/** Names a status.
+ * @param status any status: the library's own codes, OpenCL's error codes, anything else.
+ * @return "NAME: description" for the library's codes (e.g. "CLNORM_OUT_OF_BOUNDS: a view does not
+ *         fit inside its buffer"), the name alone for OpenCL's ("CL_INVALID_VALUE"), "unknown
+ *         status" otherwise. A static string, never NULL. */
 CLNORM_API const char *clnorm_status_string(clnorm_status status);
 
-/* major*10000 + minor*100 + patch of the library actually linked (compare with CLNORM_VERSION_NUMBER). */
+/** The version of the library actually linked.
+ * @return major*10000 + minor*100 + patch; compare with #CLNORM_VERSION_NUMBER (the headers'). */
 CLNORM_API unsigned clnorm_version(void);
 
-/* ---------------------------------------------------------------------------------------------
- * Tensor views.
- * ------------------------------------------------------------------------------------------- */
-/* Storage type of one tensor. Math is always fp32. BF16 travels as 16-bit words (the top half of
- * an IEEE float); stores round to nearest even and keep NaN a NaN. F16 stores round to nearest even. */
-typedef enum clnorm_dtype { CLNORM_F32 = 0, CLNORM_BF16 = 1, CLNORM_F16 = 2 } clnorm_dtype;
+/** @} */
 
-/* rows x cols elements, row-major, unit column stride. row_stride 0 means cols (dense).
- * Element (r, c) is at buffer[offset + r*row_stride + c], counted in elements of dtype. */
+/** @name Tensor views
+ * @{ */
+
+/** Storage type of one tensor. Math is always fp32. */
+typedef enum clnorm_dtype {
+    CLNORM_F32 = 0,  /**< IEEE binary32 */
+    CLNORM_BF16 = 1, /**< bfloat16, 16-bit words (the top half of an IEEE float); stores round to
+                          nearest even and keep a NaN a NaN */
+    CLNORM_F16 = 2   /**< IEEE binary16; stores round to nearest even (no cl_khr_fp16 needed) */
+} clnorm_dtype;
+
+/** A rows x cols matrix: row-major, unit column stride.
+ * Element (r, c) is at `buffer[offset + r*row_stride + c]`, counted in elements of dtype. */
 typedef struct clnorm_matrix {
-    cl_mem buffer;
-    size_t offset;
-    size_t row_stride;
-    clnorm_dtype dtype;
+    cl_mem buffer;       /**< an OpenCL buffer (or sub-buffer) of the context's cl_context */
+    size_t offset;       /**< elements before element (0, 0) */
+    size_t row_stride;   /**< elements from one row to the next; 0 means cols (dense), else >= cols */
+    clnorm_dtype dtype;  /**< storage type */
 } clnorm_matrix;
 
-/* A vector of cols (weight, bias, dweight, dbias) or rows (mean, rstd) elements at buffer[offset]. */
+/** A vector of cols (weight, bias, dweight, dbias) or rows (mean, rstd) elements at
+ * `buffer[offset]`, contiguous. */
 typedef struct clnorm_vector {
-    cl_mem buffer;
-    size_t offset;
-    clnorm_dtype dtype;
+    cl_mem buffer;       /**< an OpenCL buffer (or sub-buffer) of the context's cl_context */
+    size_t offset;       /**< elements before the first one */
+    clnorm_dtype dtype;  /**< storage type; mean and rstd must be CLNORM_F32 */
 } clnorm_vector;
 
-/* ---------------------------------------------------------------------------------------------
- * Context: a device, a queue, the programs built for it (cached) and the backward's workspace.
- * ------------------------------------------------------------------------------------------- */
-typedef struct clnorm_context clnorm_context; /* opaque */
+/** @} */
 
-/* Creates a context with its own cl_context and in-order queue (profiling enabled).
- * device_spec: NULL -> the CLNORM_DEVICE environment variable -> the default policy
- * (first GPU of any platform, else first accelerator, else first CPU). Spec forms:
- *   "gpu" | "cpu" | "accelerator"           first device of that type;
- *   "<text>" or "<text>:<dev>"              platform whose name or vendor contains <text>
- *                                            (case-insensitive: "nvidia", "pocl", "portable"),
- *                                            then device index <dev> or the first device whose
- *                                            name contains <dev>; without ":<dev>", device 0;
- *   "<platform index>:<device index>"       e.g. "0:1".
- * No match -> CLNORM_DEVICE_NOT_FOUND and clnorm_context_last_error(NULL) lists the devices. */
+/** @name Contexts
+ * A context holds a device, a queue, the programs built for it (cached) and the backward's
+ * workspace.
+ * @{ */
+
+/** Opaque. Created by clnorm_context_create() or clnorm_context_create_from_queue(), released by
+ * clnorm_context_release(). */
+typedef struct clnorm_context clnorm_context;
+
+/** Creates a context with its own cl_context and in-order queue (profiling enabled).
+ *
+ * Spec forms (case-insensitive):
+ *   - `gpu`, `cpu`, `accelerator`: the first device of that type;
+ *   - `<text>` or `<text>:<dev>`: the first platform whose name or vendor contains `<text>`
+ *     (`nvidia`, `pocl`, `portable`), then device index `<dev>` or the first device whose name
+ *     contains `<dev>`; without `:<dev>`, device 0;
+ *   - `<platform index>:<device index>` (e.g. `0:1`), or `<platform index>` alone (device 0);
+ *   - `<text>` that matches no platform: the first device, on any platform, whose name contains
+ *     it (`H200`).
+ *
+ * @param device_spec the device to use: a spec as above; NULL: the `CLNORM_DEVICE` environment
+ *        variable, and when that is unset or empty, the default policy (first GPU of any platform,
+ *        else first accelerator, else first CPU); "": the default policy.
+ * @param[out] ctx receives the context, or NULL on failure.
+ * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (ctx NULL); #CLNORM_DEVICE_NOT_FOUND, with the list
+ *         of devices that exist in clnorm_context_last_error(NULL); #CLNORM_INVALID_ENVIRONMENT
+ *         (`CLNORM_TUNE` malformed); #CLNORM_OUT_OF_HOST_MEMORY; or OpenCL's error from creating the
+ *         context or the queue. Failures are explained by clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_context_create(const char *device_spec, clnorm_context **ctx);
 
-/* Resolves a device spec exactly as clnorm_context_create would, without creating anything.
- * device_spec NULL -> CLNORM_DEVICE -> default policy; "" -> the default policy alone (the
- * environment ignored). Writes the platform and device (either pointer may be NULL). No match ->
- * CLNORM_DEVICE_NOT_FOUND with the list of devices in clnorm_context_last_error(NULL). */
+/** Resolves a device spec exactly as clnorm_context_create() would, without creating anything.
+ * @param device_spec a spec (see clnorm_context_create()); NULL: `CLNORM_DEVICE`, else the default
+ *        policy; "": the default policy alone (the environment ignored).
+ * @param[out] platform receives the platform (may be NULL).
+ * @param[out] device receives the device (may be NULL).
+ * @return #CLNORM_SUCCESS, or #CLNORM_DEVICE_NOT_FOUND with the list of devices in
+ *         clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_select_device(const char *device_spec, cl_platform_id *platform, cl_device_id *device);
 
-/* Uses the caller's queue (and its cl_context and device). The queue is retained and released by
- * clnorm_context_release; nothing the library did not retain is released. The queue may be
- * in-order or out-of-order: the commands of one call are chained by events. */
+/** Creates a context on the caller's queue (and its cl_context and device).
+ * The queue and its cl_context are retained here and released by clnorm_context_release(); nothing
+ * the library did not retain is released. The queue may be in-order or out-of-order: the commands
+ * of one call are chained by events.
+ * @param queue a valid command queue.
+ * @param[out] ctx receives the context, or NULL on failure.
+ * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (queue or ctx NULL); OpenCL's error when queue cannot
+ *         be queried; #CLNORM_INVALID_ENVIRONMENT (`CLNORM_TUNE` malformed);
+ *         #CLNORM_OUT_OF_HOST_MEMORY. Explained by clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_context_create_from_queue(cl_command_queue queue, clnorm_context **ctx);
 
-/* Releases the programs, the workspace and what the context retained. NULL is a no-op. */
+/** Releases the programs, the workspace and what the context created or retained. Commands already
+ * enqueued are not waited for (OpenCL keeps what they use alive until they finish).
+ * @param ctx a context, or NULL (a no-op). */
 CLNORM_API void clnorm_context_release(clnorm_context *ctx);
 
+/** The queue the context enqueues on.
+ * @param ctx a context, or NULL.
+ * @return the queue (not retained for the caller: do not release it), or NULL when ctx is NULL. */
 CLNORM_API cl_command_queue clnorm_context_queue(const clnorm_context *ctx);
+/** The context's cl_context: the buffers given to the context's operations must belong to it.
+ * @param ctx a context, or NULL.
+ * @return the cl_context (not retained for the caller), or NULL when ctx is NULL. */
 CLNORM_API cl_context clnorm_context_cl_context(const clnorm_context *ctx);
+/** The context's device.
+ * @param ctx a context, or NULL.
+ * @return the device, or NULL when ctx is NULL. */
 CLNORM_API cl_device_id clnorm_context_device(const clnorm_context *ctx);
+/** The device's name.
+ * @param ctx a context, or NULL.
+ * @return CL_DEVICE_NAME, valid while the context lives; "" when ctx is NULL. */
 CLNORM_API const char *clnorm_context_device_name(const clnorm_context *ctx);
 
-/* The one-line explanation of the last failed call made by the calling thread on ctx (ctx NULL:
- * on no context, e.g. a failed clnorm_context_create). "" when that call succeeded or there was
- * none. The text stays valid until the thread's next call into the library. */
+/** The one-line explanation of the calling thread's last failure, when it concerned ctx.
+ * Each thread keeps the message of its own most recent failure only; a later successful call on
+ * the same context clears it.
+ * @param ctx the context the failed call was made on; NULL for calls on no context (a failed
+ *        clnorm_context_create(), clnorm_context_create_from_queue() or clnorm_select_device(), or
+ *        an operation called with a NULL context).
+ * @return the message ("" when the thread's last failure concerned another context, or there was
+ *         none). It stays valid until the thread's next call into the library. */
 CLNORM_API const char *clnorm_context_last_error(const clnorm_context *ctx);
 
-/* ---------------------------------------------------------------------------------------------
- * LayerNorm.
+/** @} */
+
+/** @name LayerNorm
  * Every call validates all arguments first; on error it returns a status, enqueues nothing and
  * touches no output. On success, *event (when event is not NULL) receives the event of the last
  * command enqueued — a marker when nothing had to run (rows == 0 in the forward) — and the caller
  * releases it. num_events_in_wait_list / event_wait_list are as in clEnqueueNDRangeKernel.
  * Outputs must not overlap inputs or each other except for the exact aliases allowed below.
- * ------------------------------------------------------------------------------------------- */
+ * @{ */
 
-/* y = (x - mean) * rstd * weight + bias, with rstd = 1/sqrt(var + eps), var the biased variance
- * (divided by cols), computed in two passes in fp32. weight and bias (cols elements each) are
- * independent options. mean and rstd (CLNORM_F32, rows elements each) are written when given.
- * y may be exactly the same view as x (in place). eps must be finite and >= 0.
- * Required: ctx, x, y. */
+/** LayerNorm forward: `y = (x - mean) * rstd * weight + bias` per row, with `rstd = 1/sqrt(var +
+ * eps)`, var the biased variance (divided by cols), computed in two passes in fp32.
+ * @param ctx the context (required).
+ * @param rows rows of x and y; 0 enqueues only a marker.
+ * @param cols elements per row, >= 1.
+ * @param eps added to the variance inside the square root; finite and >= 0.
+ * @param x rows x cols input (required).
+ * @param weight cols elements, or NULL (no scale).
+ * @param bias cols elements, or NULL (no shift).
+ * @param y rows x cols output (required); may be exactly the same view as x (in place).
+ * @param mean rows elements of CLNORM_F32, written when not NULL (the backward needs them).
+ * @param rstd rows elements of CLNORM_F32, written when not NULL (the backward needs them).
+ * @param num_events_in_wait_list number of events in event_wait_list.
+ * @param event_wait_list events to wait for, or NULL when num_events_in_wait_list is 0.
+ * @param[out] event receives the event of the command enqueued (the caller releases it), or NULL.
+ * @return #CLNORM_SUCCESS, a validation error (#CLNORM_NULL_ARGUMENT, #CLNORM_NULL_BUFFER,
+ *         #CLNORM_INVALID_SHAPE, #CLNORM_INVALID_STRIDE, #CLNORM_OUT_OF_BOUNDS,
+ *         #CLNORM_INVALID_STATS_DTYPE, #CLNORM_INVALID_DTYPE, #CLNORM_INVALID_EPS, #CLNORM_OVERLAP,
+ *         #CLNORM_INVALID_BUFFER, `CL_INVALID_EVENT_WAIT_LIST`), #CLNORM_BUILD_FAILED,
+ *         #CLNORM_OUT_OF_HOST_MEMORY, or OpenCL's error from enqueueing. */
 CLNORM_API clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,
     const clnorm_matrix *x, const clnorm_vector *weight, const clnorm_vector *bias,
     const clnorm_matrix *y, const clnorm_vector *mean, const clnorm_vector *rstd,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
 
-/* dx = rstd * (g - mean_c(g) - xhat * mean_c(g * xhat)) [+ dresidual], with g = dy * weight
- * (dy when weight is NULL) and xhat = (x - mean) * rstd, using the mean and rstd the forward saved.
- * The dresidual add happens in fp32 inside the dx kernel, before the single rounding to dx's
- * dtype. dresidual may be exactly the same view as dx (in-place accumulation).
- * dweight = sum_rows(dy * xhat) and dbias = sum_rows(dy) are written when given (also when
- * weight is NULL), reduced in a fixed order: bitwise identical from run to run on one device.
- * rows == 0 writes zeros to dweight/dbias.
- * Required: ctx, dy, x, mean, rstd, dx. The fp32 partial sums live in a workspace owned by the
- * context (grown on need, never shrunk); two calls using it never overlap on the device. */
+/** LayerNorm backward, with the residual gradient fused into dx:
+ * `dx = rstd * (g - mean_c(g) - xhat * mean_c(g * xhat)) [+ dresidual]`, with `g = dy * weight`
+ * (dy when weight is NULL) and `xhat = (x - mean) * rstd`, using the mean and rstd the forward
+ * saved. The dresidual add happens in fp32 inside the dx kernel, before the single rounding to
+ * dx's dtype. `dweight = sum_rows(dy * xhat)` and `dbias = sum_rows(dy)` are written when given
+ * (also when weight is NULL), reduced in a fixed order: bitwise identical from run to run on one
+ * device. The fp32 partial sums live in a workspace owned by the context (grown on need, never
+ * shrunk); two calls using it never overlap on the device.
+ * @param ctx the context (required).
+ * @param rows rows of the matrices; 0 writes zeros to dweight/dbias (a marker when neither is given).
+ * @param cols elements per row, >= 1.
+ * @param dy rows x cols gradient of y (required).
+ * @param x rows x cols input of the forward (required).
+ * @param weight cols elements, or NULL when the forward had none.
+ * @param mean rows elements of CLNORM_F32 saved by the forward (required).
+ * @param rstd rows elements of CLNORM_F32 saved by the forward (required).
+ * @param dresidual rows x cols gradient added to dx, or NULL; may be exactly the same view as dx
+ *        (in-place accumulation).
+ * @param dx rows x cols output (required).
+ * @param dweight cols elements, written when not NULL.
+ * @param dbias cols elements, written when not NULL.
+ * @param num_events_in_wait_list number of events in event_wait_list.
+ * @param event_wait_list events to wait for, or NULL when num_events_in_wait_list is 0.
+ * @param[out] event receives the event of the last command enqueued (the reduction of
+ *        dweight/dbias when given, else the dx kernel); the caller releases it. May be NULL.
+ * @return as clnorm_layer_norm_forward() (without #CLNORM_INVALID_EPS); also OpenCL's error when
+ *         the workspace cannot be allocated. */
 CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_t cols,
     const clnorm_matrix *dy, const clnorm_matrix *x, const clnorm_vector *weight,
     const clnorm_vector *mean, const clnorm_vector *rstd,
     const clnorm_matrix *dresidual,
     const clnorm_matrix *dx, const clnorm_vector *dweight, const clnorm_vector *dbias,
     cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+
+/** @} */
+
+/** @name Introspection
+ * What the library would do on a context, for tools such as clnorm-info; nothing is enqueued or
+ * built.
+ * @{ */
+
+/** The launch shape of one forward or backward kernel call. */
+typedef struct clnorm_launch_info {
+    unsigned vector_width;          /**< elements per vector access (the widest that divides cols,
+                                         every offset and every row stride) */
+    unsigned items_per_row;         /**< work-items sharing one row */
+    unsigned rows_per_group;        /**< rows handled at once by one work-group */
+    unsigned work_group_size;       /**< items_per_row * rows_per_group */
+    unsigned register_cache;        /**< vectors per item kept in registers (x; backward: xhat and
+                                         g); 0: rows stream from memory */
+    unsigned register_accumulators; /**< backward: vectors per item of dweight/dbias sums kept in
+                                         registers (0: in the workspace); 0 for the forward */
+    size_t work_groups;             /**< work-groups launched (the backward's grid is persistent:
+                                         each group loops over row blocks); 0 when rows is 0 */
+} clnorm_launch_info;
+
+/** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx
+ * for dense tensors at offset 0 (row_stride 0 or cols), with the context's table row, including
+ * `CLNORM_DEVICE_CLASS` and `CLNORM_TUNE` as they were when it was created. The shape depends on
+ * the widest element among the tensors of the call: for a mix (e.g. bf16 activations with fp32
+ * weight) pass the widest type (CLNORM_F32). Offsets and strides that are not multiples of the
+ * vector width give a narrower vector in a real call. The backward's dweight/dbias reduction, a
+ * separate kernel of fixed shape, is not described.
+ * @param ctx the context.
+ * @param backward 0 for the forward, nonzero for the backward's dx kernel.
+ * @param rows rows of the call.
+ * @param cols elements per row, >= 1.
+ * @param dtype storage type of the tensors.
+ * @param[out] info receives the shape.
+ * @return #CLNORM_SUCCESS, #CLNORM_NULL_ARGUMENT (ctx or info NULL), #CLNORM_INVALID_DTYPE, or
+ *         #CLNORM_INVALID_SHAPE (cols 0, or rows x cols elements do not fit size_t). */
+CLNORM_API clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t rows, size_t cols,
+    clnorm_dtype dtype, clnorm_launch_info *info);
+
+/** The size of the context's program cache: one program per kernel and set of compile-time options
+ * (dtypes, launch shape, `CLNORM_BUILD_OPTIONS`), built on first use and kept until the context is
+ * released. A fresh context has none: its first call of each kind pays the OpenCL compile (the
+ * backward builds two programs, the dx kernel and the dweight/dbias reduction).
+ * @param ctx a context, or NULL.
+ * @return the number of programs built so far; 0 when ctx is NULL. */
+CLNORM_API size_t clnorm_context_program_count(const clnorm_context *ctx);
+
+/** @} */
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,10 @@ typedef struct clnorm_launch {
     size_t groups;
 } clnorm_launch;
 
+/* The forward's grid is capped (its kernel loops over row blocks) so that global sizes stay far
+ * below the 32-bit limits some drivers have. */
+#define CLNORM_FORWARD_MAX_GROUPS ((size_t)1 << 20)
+
 /* align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
  * max_elem: the widest element size (bytes) among those tensors. */
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows, size_t cols,

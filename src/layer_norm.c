@@ -10,10 +10,6 @@ enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
 enum { BWD_WEIGHT = 1, BWD_DRES = 2, BWD_PARTIALS = 4 };
 enum { RED_DWEIGHT = 1, RED_DBIAS = 2 };
 
-/* The forward's grid is capped (its kernel loops over row blocks) so that global sizes stay far
- * below the 32-bit limits some drivers have. */
-#define MAX_GROUPS ((size_t)1 << 20)
-
 typedef struct {
     cl_kernel k;
     cl_uint next;
@@ -131,8 +127,8 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     const size_t align_or = cols | vx.offset | vx.stride | vy.offset | vy.stride | (vw.present ? vw.offset : 0) |
                             (vb.present ? vb.offset : 0);
     clnorm_launch L = clnorm__plan(ctx, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
-    if (L.groups > MAX_GROUPS)
-        L.groups = MAX_GROUPS;
+    if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
+        L.groups = CLNORM_FORWARD_MAX_GROUPS;
     char shape[128], options[1024];
     shape_options(ctx, shape, sizeof shape, &L);
     snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),

@@ -1,0 +1,50 @@
+/* clnorm — introspection: the launch shape a call would use, and the size of the program cache.
+ * Both read what the operations themselves use (clnorm__plan, the context's program list), so
+ * what clnorm-info reports is what a call of that shape runs. */
+#include "internal.h"
+
+#include <stdint.h>
+
+clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t rows, size_t cols,
+                                 clnorm_dtype dtype, clnorm_launch_info *info)
+{
+    if (!ctx)
+        return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
+    clnorm__clear_error(ctx);
+    if (!info)
+        return clnorm__fail(ctx, CLNORM_NULL_ARGUMENT, "info (the output pointer) is NULL");
+    if (dtype != CLNORM_F32 && dtype != CLNORM_BF16 && dtype != CLNORM_F16)
+        return clnorm__fail(ctx, CLNORM_INVALID_DTYPE, "dtype = %d: expected CLNORM_F32, CLNORM_BF16 or CLNORM_F16",
+                            (int)dtype);
+    if (cols == 0)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    const size_t elem = clnorm__dtype_size(dtype);
+    if (rows && cols > SIZE_MAX / elem / rows)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "rows = %zu, cols = %zu: the tensor's size does not fit size_t",
+                            rows, cols);
+
+    /* Dense tensors at offset 0: cols is the only term of the alignment OR (row stride == cols). */
+    clnorm_launch L = clnorm__plan(ctx, backward != 0, rows, cols, cols, elem);
+    if (!backward && L.groups > CLNORM_FORWARD_MAX_GROUPS)
+        L.groups = CLNORM_FORWARD_MAX_GROUPS;
+    info->vector_width = L.vec;
+    info->items_per_row = L.tpr;
+    info->rows_per_group = L.rpw;
+    info->work_group_size = L.tpr * L.rpw;
+    info->register_cache = L.ncache;
+    info->register_accumulators = backward ? L.nacc : 0; /* the forward kernel has no such sums */
+    info->work_groups = rows ? L.groups : 0;            /* rows == 0: no forward/backward kernel runs */
+    return CLNORM_SUCCESS;
+}
+
+size_t clnorm_context_program_count(const clnorm_context *ctx)
+{
+    if (!ctx)
+        return 0;
+    /* The lock is state of the context, not of what it describes: taking it does not modify ctx. */
+    pthread_mutex_t *lock = (pthread_mutex_t *)&ctx->lock;
+    pthread_mutex_lock(lock);
+    const size_t n = ctx->nprograms;
+    pthread_mutex_unlock(lock);
+    return n;
+}
