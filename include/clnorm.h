@@ -40,6 +40,21 @@
  *     per compute unit, 1..64). `clnorm-bench --tune` searches them; clnorm_launch_plan() shows
  *     their effect. A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
+ *
+ * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)
+ *   - A NaN or Inf in a row of `x` makes that row's mean/rstd and its `y` and `dx` NaN (or Inf);
+ *     other rows are bitwise what they would be without it. In the backward, every column of
+ *     dweight sums `dy * xhat` over that row, so dweight becomes NaN; dbias (`sum dy`) does not.
+ *   - A NaN in `dy[r, c]` makes row r of `dx` NaN and dweight[c], dbias[c] NaN; nothing else.
+ *   - A NaN in `dresidual[r, c]` reaches `dx[r, c]` only.
+ *   - A NaN in `weight[c]` makes column c of `y` NaN and, since g = dy * weight enters every
+ *     row's sums, all of `dx`; dweight and dbias do not use the weight.
+ *   - eps = 0 with a constant row: var = 0, rstd = +Inf, and that row's `y` and `dx` are NaN
+ *     (0 * Inf); the mean is exact.
+ *   - Subnormal inputs are accepted; devices that flush them to zero give results consistent with
+ *     zeros (finite).
+ *   - Stores to BF16/F16 round to nearest even; values beyond the type's range become +-Inf, NaN
+ *     stays NaN.
  */
 #ifndef CLNORM_H
 #define CLNORM_H
