@@ -60,6 +60,7 @@ typedef struct options {
     const char *set;
     const char *device; /* NULL: CLNORM_DEVICE, then the default policy */
     const char *json;
+    const char *csv;
     int reps;           /* 0: the set's default */
     size_t rows, cols;  /* --shape: one custom shape instead of the set's (0: none) */
     unsigned long long seed;
@@ -71,7 +72,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clnorm-bench [--quick | --full | --shape ROWSxCOLS] [--device SPEC] [--reps N] [--json FILE]\n"
-        "                    [--seed N] [--verbose] [--tune]\n"
+        "                    [--csv FILE] [--seed N] [--verbose] [--tune]\n"
         "\n"
         "Times clnorm's LayerNorm forward, backward, backward with fused residual gradient and the\n"
         "unfused baseline (backward + separate add) against a float4 copy, and checks each result\n"
@@ -84,6 +85,8 @@ static void usage(FILE *f)
         "                 default: the CLNORM_DEVICE environment variable, then the default policy\n"
         "  --reps N       timed repetitions per op, median reported (default %d quick, %d full)\n"
         "  --json FILE    also write the results as JSON\n"
+        "  --csv FILE     also write the results as CSV (header line, then op,dtype,rows,cols,ms,gbps,\n"
+        "                 copy_gbps,fraction; bench/plot.py draws either file)\n"
         "  --seed N       seed of the random inputs (default %u)\n"
         "  --verbose      print every repetition's time to stderr\n"
         "  --tune         for each shape of the set: time forward and backward under a grid of\n"
@@ -126,6 +129,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->set = "quick";
     o->device = NULL;
     o->json = NULL;
+    o->csv = NULL;
     o->reps = 0;
     o->rows = o->cols = 0;
     o->seed = DEFAULT_SEED;
@@ -149,6 +153,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->device = v;
         } else if ((v = option_value(argc, argv, &i, "--json", &missing)) != NULL) {
             o->json = v;
+        } else if ((v = option_value(argc, argv, &i, "--csv", &missing)) != NULL) {
+            o->csv = v;
         } else if ((v = option_value(argc, argv, &i, "--reps", &missing)) != NULL) {
             if (parse_unsigned(v, &n) != 0 || n < 1 || n > 100000) {
                 fprintf(stderr, "clnorm-bench: --reps wants a number from 1 to 100000, not '%s'\n", v);
@@ -369,6 +375,8 @@ int main(int argc, char **argv)
     }
 
     if (o.json && report_json(o.json, &hdr, results, nresults) != 0)
+        errors += 1;
+    if (o.csv && report_csv(o.csv, results, nresults) != 0)
         errors += 1;
     printf("# checks: %ld values compared, %ld failed; largest error/tolerance of the passing ones %.3g (%s)\n",
         cs.values, cs.failures, cs.worst, cs.worst_at);

@@ -1,4 +1,4 @@
-/* clnorm-bench — text table and JSON output. */
+/* clnorm-bench — text table, JSON and CSV output. */
 #include "report.h"
 
 #include "dtype.h"
@@ -90,6 +90,41 @@ int report_json(const char *path, const bench_header *h, const bench_result *r, 
         fputc('}', f);
     }
     fputs("\n  ]\n}\n", f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "clnorm-bench: error writing %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* CSV has no NaN either: leave the field empty. */
+static void csv_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+}
+
+int report_csv(const char *path, const bench_result *r, int n)
+{
+    FILE *f = fopen(path, "w");
+    int i;
+    if (!f) {
+        fprintf(stderr, "clnorm-bench: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fputs("op,dtype,rows,cols,ms,gbps,copy_gbps,fraction\n", f);
+    for (i = 0; i < n; ++i) {
+        /* op and dtype names are plain identifiers: no quoting needed */
+        fprintf(f, "%s,%s,%zu,%zu,", r[i].op, dtype_name(r[i].dtype), r[i].rows, r[i].cols);
+        csv_number(f, r[i].ms);
+        fputc(',', f);
+        csv_number(f, r[i].gbps);
+        fputc(',', f);
+        csv_number(f, r[i].copy_gbps);
+        fputc(',', f);
+        csv_number(f, r[i].fraction);
+        fputc('\n', f);
+    }
     if (fclose(f) != 0) {
         fprintf(stderr, "clnorm-bench: error writing %s\n", path);
         return -1;
