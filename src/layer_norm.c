@@ -314,6 +314,12 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     if (st == CLNORM_SUCCESS && partials) {
         cl_int err = clEnqueueNDRangeKernel(ctx->queue, r.k, 1, NULL, &red_global, &red_local, 1, &e1, &e2);
         if (err != CL_SUCCESS) {
+            /* The dx kernel is already queued and writes the workspace: later calls must still
+             * wait for it. (This is the one failure after which an output, dx, may be written.) */
+            if (ctx->workspace_event)
+                clReleaseEvent(ctx->workspace_event);
+            ctx->workspace_event = e1;
+            clRetainEvent(e1);
             st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (reduce)", err);
         } else {
             if (ctx->workspace_event)
