@@ -148,6 +148,111 @@ START_TEST(caller_out_of_order_queue_waits_for_user_event)
 }
 END_TEST
 
+
+/* Out-of-order queue: back-to-back backward calls that share the context's workspace, enqueued
+ * without waiting, give bitwise the results of the same calls on an in-order queue. */
+enum { OOO_CALLS = 6, OOO_ROWS = 300, OOO_COLS = 1000 };
+
+static void ooo_run(cl_command_queue_properties props, float *out /* OOO_CALLS x (dx, dw, db) */)
+{
+    cl_int err;
+    cl_device_id dev = clnorm_context_device(test_context());
+    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CL_OK(err);
+    cl_command_queue q = clCreateCommandQueue(c, dev, props, &err);
+    CL_OK(err);
+    clnorm_context *ctx = NULL;
+    CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
+    const size_t n = (size_t)OOO_ROWS * OOO_COLS, per = n + 2 * OOO_COLS;
+    float *h = xmalloc(3 * n * sizeof(float) + 2 * OOO_ROWS * sizeof(float));
+    cl_mem in[OOO_CALLS][4], o[OOO_CALLS][3];
+    cl_event ev[OOO_CALLS];
+    for (int k = 0; k < OOO_CALLS; ++k) {
+        rng r;
+        rng_seed(&r, 0x000ull + (uint64_t)k);
+        float *x = h, *dy = h + n, *w = h + 2 * n, *st = h + 3 * n;
+        for (size_t i = 0; i < n; ++i) {
+            x[i] = (float)rng_range(&r, -2.0, 2.0);
+            dy[i] = (float)rng_normal(&r);
+        }
+        for (size_t i = 0; i < OOO_COLS; ++i)
+            w[i] = (float)rng_range(&r, 0.5, 1.5);
+        for (size_t i = 0; i < OOO_ROWS; ++i) {
+            st[i] = (float)rng_range(&r, -0.5, 0.5);
+            st[OOO_ROWS + i] = (float)rng_range(&r, 0.5, 2.0);
+        }
+        in[k][0] = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, x, &err);
+        CL_OK(err);
+        in[k][1] = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, dy, &err);
+        CL_OK(err);
+        in[k][2] = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, OOO_COLS * 4, w, &err);
+        CL_OK(err);
+        in[k][3] = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, 2 * OOO_ROWS * 4, st, &err);
+        CL_OK(err);
+        o[k][0] = clCreateBuffer(c, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+        CL_OK(err);
+        o[k][1] = clCreateBuffer(c, CL_MEM_READ_WRITE, OOO_COLS * 4, NULL, &err);
+        CL_OK(err);
+        o[k][2] = clCreateBuffer(c, CL_MEM_READ_WRITE, OOO_COLS * 4, NULL, &err);
+        CL_OK(err);
+    }
+    /* The first call waits for a user event; the second, with no wait list of its own, must still
+     * wait for the first (they share the workspace), also on an out-of-order queue. */
+    cl_event gate = clCreateUserEvent(c, &err);
+    CL_OK(err);
+    for (int k = 0; k < OOO_CALLS; ++k) { /* back to back, nothing waited for in between */
+        const clnorm_matrix X = {in[k][0], 0, 0, CLNORM_F32}, DY = {in[k][1], 0, 0, CLNORM_F32},
+                            DX = {o[k][0], 0, 0, CLNORM_F32};
+        const clnorm_vector W = {in[k][2], 0, CLNORM_F32}, M = {in[k][3], 0, CLNORM_F32},
+                            R = {in[k][3], OOO_ROWS, CLNORM_F32}, DW = {o[k][1], 0, CLNORM_F32},
+                            DB = {o[k][2], 0, CLNORM_F32};
+        CLNORM_OK(ctx, clnorm_layer_norm_backward(ctx, OOO_ROWS, OOO_COLS, &DY, &X, &W, &M, &R, NULL, &DX, &DW, &DB,
+                                                  k == 0 ? 1 : 0, k == 0 ? &gate : NULL, &ev[k]));
+    }
+    CL_OK(clFlush(q));
+    sleep_ms(100);
+    ck_assert_msg(event_status(ev[1]) > CL_COMPLETE, "the second backward ran before the first (queue 0x%lx)",
+                  (unsigned long)props);
+    CL_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+    CL_OK(clWaitForEvents(OOO_CALLS, ev));
+    clReleaseEvent(gate);
+    for (int k = 0; k < OOO_CALLS; ++k) {
+        CL_OK(clEnqueueReadBuffer(q, o[k][0], CL_TRUE, 0, n * 4, out + k * per, 0, NULL, NULL));
+        CL_OK(clEnqueueReadBuffer(q, o[k][1], CL_TRUE, 0, OOO_COLS * 4, out + k * per + n, 0, NULL, NULL));
+        CL_OK(clEnqueueReadBuffer(q, o[k][2], CL_TRUE, 0, OOO_COLS * 4, out + k * per + n + OOO_COLS, 0, NULL, NULL));
+        clReleaseEvent(ev[k]);
+        for (int i = 0; i < 4; ++i)
+            clReleaseMemObject(in[k][i]);
+        for (int i = 0; i < 3; ++i)
+            clReleaseMemObject(o[k][i]);
+    }
+    free(h);
+    clnorm_context_release(ctx);
+    CL_OK(clReleaseCommandQueue(q));
+    CL_OK(clReleaseContext(c));
+}
+
+START_TEST(out_of_order_backward_calls_match_in_order)
+{
+    cl_command_queue_properties supported = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_QUEUE_PROPERTIES, sizeof supported,
+                          &supported, NULL));
+    if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+        fprintf(stderr, "out_of_order_backward_calls_match_in_order: device has no out-of-order queues\n");
+        return;
+    }
+    const size_t per = (size_t)OOO_ROWS * OOO_COLS + 2 * OOO_COLS;
+    float *a = xmalloc(OOO_CALLS * per * sizeof(float)), *b = xmalloc(OOO_CALLS * per * sizeof(float));
+    ooo_run(0, a);
+    ooo_run(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, b);
+    for (size_t i = 0; i < OOO_CALLS * per; ++i)
+        ck_assert_msg(memcmp(&a[i], &b[i], sizeof(float)) == 0, "call %zu, element %zu: in-order %.9g, out-of-order %.9g",
+                      i / per, i % per, (double)a[i], (double)b[i]);
+    free(a);
+    free(b);
+}
+END_TEST
+
 START_TEST(forward_waits_for_user_event)
 {
     case_cfg c = ev_case(33, 1000, CLNORM_F32, CLNORM_F32, AFF_WB, LAY_PAD_ALIGNED, 0xe1);
@@ -277,6 +382,7 @@ static Suite *events_suite(void)
     tcase_add_test(tc, forward_waits_for_user_event);
     tcase_add_test(tc, caller_in_order_queue_waits_for_user_event);
     tcase_add_test(tc, caller_out_of_order_queue_waits_for_user_event);
+    tcase_add_test(tc, out_of_order_backward_calls_match_in_order);
     tcase_add_test(tc, forward_waits_for_two_user_events);
     tcase_add_test(tc, backward_waits_for_user_event);
     tcase_add_test(tc, backward_chained_after_forward_and_user_event);

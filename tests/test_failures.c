@@ -1,7 +1,7 @@
 /* Failure paths: a program that fails to build (CLNORM_BUILD_OPTIONS forcing a compile error)
  * returns CLNORM_BUILD_FAILED with the compiler's log in last_error, writes nothing, and a new
  * context made once the option is gone works; a malformed CLNORM_TUNE fails context creation with
- * CLNORM_INVALID_ENVIRONMENT. Leaks on these paths are caught by the ASan run (.ci/run). */
+ * CLNORM_INVALID_ENVIRONMENT; a workspace the device refuses surfaces OpenCL's error unchanged. Leaks on these paths are caught by the ASan run (.ci/run). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <stdlib.h>
@@ -85,6 +85,42 @@ START_TEST(malformed_tune_fails_context_creation)
 }
 END_TEST
 
+/* The backward's workspace (2 * cols fp32 sums per partial row, at least one row) is made larger
+ * than the device allows for one buffer: the OpenCL error comes back unchanged, with a message. */
+START_TEST(workspace_allocation_refused_surfaces_opencl_error)
+{
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_ulong max_alloc = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL));
+    const size_t cols = (size_t)(max_alloc / 8) + 64; /* 8 * cols bytes of workspace > max_alloc */
+    cl_int err;
+    cl_mem t[3];
+    for (int i = 0; i < 3; ++i) { /* bf16 rows of cols: max_alloc / 4 bytes each, never touched */
+        t[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, cols * 2, NULL, &err);
+        CL_OK(err);
+    }
+    float stats[2] = {0.0f, 1.0f};
+    cl_mem s = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof stats, stats, &err);
+    CL_OK(err);
+    cl_mem dwb = clCreateBuffer(c, CL_MEM_READ_WRITE, cols * 2, NULL, &err);
+    CL_OK(err);
+    const clnorm_matrix DY = {t[0], 0, 0, CLNORM_BF16}, X = {t[1], 0, 0, CLNORM_BF16}, DX = {t[2], 0, 0, CLNORM_BF16};
+    const clnorm_vector M = {s, 0, CLNORM_F32}, R = {s, 1, CLNORM_F32}, DW = {dwb, 0, CLNORM_BF16};
+    clnorm_status st = clnorm_layer_norm_backward(ctx, 1, cols, &DY, &X, NULL, &M, &R, NULL, &DX, &DW, NULL, 0, NULL, NULL);
+    ck_assert_msg(st == CL_INVALID_BUFFER_SIZE || st == CL_MEM_OBJECT_ALLOCATION_FAILURE || st == CL_OUT_OF_RESOURCES,
+                  "status %d (%s): %s", st, clnorm_status_string(st), clnorm_context_last_error(ctx));
+    ck_assert_msg(strstr(clnorm_context_last_error(ctx), "workspace"), "message: %s", clnorm_context_last_error(ctx));
+    /* the context stays usable */
+    int untouched = 1;
+    CLNORM_OK(ctx, forward_once(ctx, &untouched));
+    for (int i = 0; i < 3; ++i)
+        clReleaseMemObject(t[i]);
+    clReleaseMemObject(s);
+    clReleaseMemObject(dwb);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("failures");
@@ -92,6 +128,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, build_failure_reports_log_and_recovers);
     tcase_add_test(tc, malformed_tune_fails_context_creation);
+    tcase_add_test(tc, workspace_allocation_refused_surfaces_opencl_error);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
