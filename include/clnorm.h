@@ -316,7 +316,9 @@ CLNORM_API clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t r
  * @param[out] event receives the event of the last command enqueued (the reduction of
  *        dweight/dbias when given, else the dx kernel); the caller releases it. May be NULL.
  * @return as clnorm_layer_norm_forward() (without #CLNORM_INVALID_EPS); also OpenCL's error when
- *         the workspace cannot be allocated. */
+ *         the workspace cannot be allocated. One failure cannot be undone: if the driver refuses
+ *         the final dweight/dbias reduction after the dx kernel was enqueued, that kernel still
+ *         runs (dx is written) and its OpenCL error is returned. */
 CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_t cols,
     const clnorm_matrix *dy, const clnorm_matrix *x, const clnorm_vector *weight,
     const clnorm_vector *mean, const clnorm_vector *rstd,
