@@ -34,6 +34,10 @@ int test_run_suite(Suite *suite)
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    /* Let the device go idle before the process ends: PoCL 3.1 can crash at exit with commands in
+     * flight, and LeakSanitizer's exit-time thread stop is fragile while PoCL's workers are busy. */
+    if (g_ctx)
+        clFinish(clnorm_context_queue(g_ctx));
     clnorm_context_release(g_ctx);
     g_ctx = NULL;
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
