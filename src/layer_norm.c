@@ -95,19 +95,28 @@ static clnorm_status marker(clnorm_context *ctx, cl_uint n, const cl_event *list
     return CLNORM_SUCCESS;
 }
 
+/* The checks every operation starts with: a context, a consistent wait list, cols >= 1. */
+static clnorm_status begin_call(clnorm_context *ctx, size_t cols, cl_uint n, const cl_event *list)
+{
+    if (!ctx)
+        return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
+    clnorm__clear_error(ctx);
+    clnorm_status st = clnorm__check_wait_list(ctx, n, list);
+    if (st)
+        return st;
+    if (cols == 0)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    return CLNORM_SUCCESS;
+}
+
 clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,
                                         const clnorm_matrix *x, const clnorm_vector *weight, const clnorm_vector *bias,
                                         const clnorm_matrix *y, const clnorm_vector *mean, const clnorm_vector *rstd,
                                         cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    if (!ctx)
-        return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
-    clnorm__clear_error(ctx);
-    clnorm_status st = clnorm__check_wait_list(ctx, num_events_in_wait_list, event_wait_list);
+    clnorm_status st = begin_call(ctx, cols, num_events_in_wait_list, event_wait_list);
     if (st)
         return st;
-    if (cols == 0)
-        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
     if ((st = clnorm__check_eps(ctx, eps)))
         return st;
     clnorm_view vx, vw, vb, vy, vm, vr;
@@ -206,14 +215,9 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
                                          const clnorm_matrix *dx, const clnorm_vector *dweight, const clnorm_vector *dbias,
                                          cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    if (!ctx)
-        return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
-    clnorm__clear_error(ctx);
-    clnorm_status st = clnorm__check_wait_list(ctx, num_events_in_wait_list, event_wait_list);
+    clnorm_status st = begin_call(ctx, cols, num_events_in_wait_list, event_wait_list);
     if (st)
         return st;
-    if (cols == 0)
-        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
     clnorm_view vdy, vx, vw, vm, vr, vdr, vdx, vdw, vdb;
     if ((st = clnorm__check_matrix(ctx, "dy", dy, true, rows, cols, &vdy)) ||
         (st = clnorm__check_matrix(ctx, "x", x, true, rows, cols, &vx)) ||
