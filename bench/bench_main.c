@@ -10,6 +10,7 @@
 #include "report.h"
 #include "timing.h"
 #include "tune.h"
+#include "overhead.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ typedef struct options {
     unsigned long long seed;
     int verbose;
     int tune;           /* --tune: search launch parameters instead of the table */
+    int overhead;       /* --overhead: host time per enqueue instead of the table */
 } options;
 
 static void usage(FILE *f)
@@ -89,6 +91,8 @@ static void usage(FILE *f)
         "                 copy_gbps,fraction; bench/plot.py draws either file)\n"
         "  --seed N       seed of the random inputs (default %u)\n"
         "  --verbose      print every repetition's time to stderr\n"
+        "  --overhead     host time of one forward / backward enqueue (median over 10000 calls of a\n"
+        "                 64x256 F32 shape, no wait per call) instead of the table\n"
         "  --tune         for each shape of the set: time forward and backward under a grid of\n"
         "                 CLNORM_TUNE launch parameters and print the best (the table entry to use)\n"
         "  --help         this text\n",
@@ -149,6 +153,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->verbose = 1;
         } else if (!strcmp(argv[i], "--tune")) {
             o->tune = 1;
+        } else if (!strcmp(argv[i], "--overhead")) {
+            o->overhead = 1;
         } else if ((v = option_value(argc, argv, &i, "--device", &missing)) != NULL) {
             o->device = v;
         } else if ((v = option_value(argc, argv, &i, "--json", &missing)) != NULL) {
@@ -346,6 +352,10 @@ int main(int argc, char **argv)
     hdr.warmup = WARMUP_REPS;
     report_header(stdout, &hdr);
 
+    if (o.overhead) {
+        errors += bench_overhead(&env, 64, 256, 10000);
+        goto done;
+    }
     results = calloc((NUM_SHAPES + 1) * NUM_DTYPES * BENCH_NUM_OPS, sizeof *results);
     if (!results) {
         fprintf(stderr, "clnorm-bench: out of host memory\n");
