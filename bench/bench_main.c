@@ -74,7 +74,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clnorm-bench [--quick | --full | --shape ROWSxCOLS] [--device SPEC] [--reps N] [--json FILE]\n"
-        "                    [--csv FILE] [--seed N] [--verbose] [--tune]\n"
+        "                    [--csv FILE] [--seed N] [--verbose] [--tune] [--overhead]\n"
         "\n"
         "Times clnorm's LayerNorm forward, backward, backward with fused residual gradient and the\n"
         "unfused baseline (backward + separate add) against a float4 copy, and checks each result\n"

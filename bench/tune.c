@@ -16,6 +16,9 @@ static const char *const FWD[] = {
     "fwd_target=1,fwd_wg=128", "fwd_target=2,fwd_wg=128", "fwd_target=4,fwd_wg=128", "fwd_target=8,fwd_wg=128",
     "fwd_target=1,fwd_wg=256", "fwd_target=2,fwd_wg=256", "fwd_target=4,fwd_wg=256", "fwd_target=8,fwd_wg=256",
     "fwd_target=2,fwd_wg=512", "fwd_target=4,fwd_wg=512", "fwd_target=8,fwd_wg=512", "fwd_target=4,fwd_wg=256,shfl=0",
+    /* 16-bit data uses the *_target16 keys */
+    "fwd_target16=4,fwd_wg=128", "fwd_target16=8,fwd_wg=128", "fwd_target16=16,fwd_wg=128",
+    "fwd_target16=8,fwd_tpr_max=512,fwd_wg=256",
 };
 static const char *const BWD[] = {
     "bwd_target=1,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=256,bwd_groups=8",
@@ -23,7 +26,7 @@ static const char *const BWD[] = {
     "bwd_target=2,bwd_wg=256,bwd_groups=4", "bwd_target=2,bwd_wg=256,bwd_groups=16",
     "bwd_target=4,bwd_wg=256,bwd_groups=4", "bwd_target=4,bwd_ncache=4,bwd_nacc=4,bwd_groups=8",
     "bwd_target=8,bwd_nacc=8,bwd_groups=8", "bwd_target=2,bwd_wg=512,bwd_groups=4",
-    "bwd_target=2,bwd_wg=256,bwd_groups=8,shfl=0",
+    "bwd_target=2,bwd_wg=256,bwd_groups=8,shfl=0", "bwd_target16=2,bwd_groups=4", "bwd_target16=8,bwd_groups=4",
 };
 
 typedef struct tune_arg {

@@ -3,7 +3,7 @@
  * @brief clnorm — LayerNorm forward and backward (with a fused residual gradient) as OpenCL C
  * kernels, driven by a small C host library.
  *
- * One header, one library. Everything here follows ../shared/API.md (the contract):
+ * One header, one library; this header is the API contract:
  *   - functions are prefixed `clnorm_`, macros and enum values `CLNORM_`;
  *   - every size, offset and stride is counted in elements (`size_t`); device index math is 64-bit;
  *   - optional arguments are pointers, NULL meaning "absent";
@@ -12,7 +12,8 @@
  *     explains the failure in one line (the compiler log follows for build failures).
  *
  * **Thread safety**: every function may be called from several threads at once, on one context or
- * on several. Error messages are kept per thread (see clnorm_context_last_error()).
+ * on several — except clnorm_context_release(), which must not run while anything else uses that
+ * context. Error messages are kept per thread (see clnorm_context_last_error()).
  *
  * **Linking**: `find_package(clnorm)` then `clnorm::clnorm` (shared) or `clnorm::clnorm_static`
  * (static; defines CLNORM_STATIC for its users), or `pkg-config --cflags --libs clnorm`. Code that
@@ -101,9 +102,9 @@ extern "C" {
 #define CLNORM_STATUS_TABLE(X)                                                                        \
     X(CLNORM_NULL_ARGUMENT, -10001, "a required argument (context, view or output pointer) is NULL") \
     X(CLNORM_NULL_BUFFER, -10002, "a view given has a NULL cl_mem buffer")                           \
-    X(CLNORM_INVALID_SHAPE, -10003, "invalid shape: cols must be >= 1 and the sizes must fit size_t") \
+    X(CLNORM_INVALID_SHAPE, -10003, "invalid shape: cols must be >= 1")                             \
     X(CLNORM_INVALID_STRIDE, -10004, "row_stride is neither 0 (dense) nor >= cols")                  \
-    X(CLNORM_OUT_OF_BOUNDS, -10005, "a view does not fit inside its buffer")                         \
+    X(CLNORM_OUT_OF_BOUNDS, -10005, "a view does not fit inside its buffer (or its extent overflows size_t)") \
     X(CLNORM_INVALID_STATS_DTYPE, -10006, "mean and rstd must be CLNORM_F32")                        \
     X(CLNORM_INVALID_DTYPE, -10007, "unknown dtype")                                                 \
     X(CLNORM_INVALID_EPS, -10008, "eps must be finite and >= 0")                                     \
@@ -200,7 +201,7 @@ typedef struct clnorm_context clnorm_context;
  * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (ctx NULL); #CLNORM_DEVICE_NOT_FOUND, with the list
  *         of devices that exist in clnorm_context_last_error(NULL); #CLNORM_INVALID_ENVIRONMENT
  *         (`CLNORM_TUNE` malformed); #CLNORM_OUT_OF_HOST_MEMORY; or OpenCL's error from creating the
- *         context or the queue. Failures are explained by clnorm_context_last_error(NULL). */
+ *         context or the queue or from querying the device. Failures are explained by clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_context_create(const char *device_spec, clnorm_context **ctx);
 
 /** Resolves a device spec exactly as clnorm_context_create() would, without creating anything.
@@ -218,8 +219,8 @@ CLNORM_API clnorm_status clnorm_select_device(const char *device_spec, cl_platfo
  * of one call are chained by events.
  * @param queue a valid command queue.
  * @param[out] ctx receives the context, or NULL on failure.
- * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (queue or ctx NULL); OpenCL's error when queue cannot
- *         be queried; #CLNORM_INVALID_ENVIRONMENT (`CLNORM_TUNE` malformed);
+ * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (queue or ctx NULL); OpenCL's error when the queue or
+ *         its device cannot be queried; #CLNORM_INVALID_ENVIRONMENT (`CLNORM_TUNE` malformed);
  *         #CLNORM_OUT_OF_HOST_MEMORY. Explained by clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_context_create_from_queue(cl_command_queue queue, clnorm_context **ctx);
 
@@ -335,8 +336,10 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
 
 /** The launch shape of one forward or backward kernel call. */
 typedef struct clnorm_launch_info {
-    unsigned vector_width;          /**< elements per vector access (the widest that divides cols,
-                                         every offset and every row stride) */
+    unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
+                                         every offset and every row stride, within the table's
+                                         vector bytes, 16 elements and the device's base-address
+                                         alignment */
     unsigned items_per_row;         /**< work-items sharing one row */
     unsigned rows_per_group;        /**< rows handled at once by one work-group */
     unsigned work_group_size;       /**< items_per_row * rows_per_group */
@@ -368,8 +371,8 @@ CLNORM_API clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backw
 
 /** The size of the context's program cache: one program per kernel and set of compile-time options
  * (dtypes, launch shape, `CLNORM_BUILD_OPTIONS`), built on first use and kept until the context is
- * released. A fresh context has none: its first call of each kind pays the OpenCL compile (the
- * backward builds two programs, the dx kernel and the dweight/dbias reduction).
+ * released. A fresh context has none: its first call of each kind pays the OpenCL compile (a
+ * backward with dweight or dbias builds two programs, the dx kernel and the reduction).
  * @param ctx a context, or NULL.
  * @return the number of programs built so far; 0 when ctx is NULL. */
 CLNORM_API size_t clnorm_context_program_count(const clnorm_context *ctx);

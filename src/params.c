@@ -1,12 +1,13 @@
 /* clnorm — the per-device table and the choice of launch parameters.
  * Entries are tried in order; the first whose vendor and type match wins (vendor -> device type
- * -> default). Figures behind them: ../shared/PERF-NOTES.md and docs/PERFORMANCE.md. */
+ * -> default). Figures behind them: docs/PERFORMANCE.md. */
 #include "internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MiB ((size_t)1 << 20)
 /* Figures behind the NVIDIA row: clnorm-bench --tune on the H200 (docs/PERFORMANCE.md): the forward
@@ -50,8 +51,8 @@ const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
      * CPU runs the GPU kernel shapes (several items per row, register cache, local reductions). */
     const char *cls = getenv("CLNORM_DEVICE_CLASS");
     if (cls && *cls) {
-        const cl_device_type want = vendor_matches(cls, "gpu") ? CL_DEVICE_TYPE_GPU
-                                    : vendor_matches(cls, "cpu") ? CL_DEVICE_TYPE_CPU : 0;
+        const cl_device_type want = strcasecmp(cls, "gpu") == 0 ? CL_DEVICE_TYPE_GPU
+                                    : strcasecmp(cls, "cpu") == 0 ? CL_DEVICE_TYPE_CPU : 0;
         for (size_t i = 0; want && i < n; ++i)
             if (!table[i].vendor && table[i].type == want)
                 return &table[i];
@@ -86,12 +87,14 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         char key[32];
         unsigned long v;
         int n = 0;
-        if (sscanf(s, "%31[a-z_]=%lu%n", key, &v, &n) != 2)
+        if (sscanf(s, "%31[a-z0-9_]=%lu%n", key, &v, &n) != 2)
             return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=\"%s\": expected key=value,... at \"%s\"",
                                 spec, s);
         s += n;
         bool found = false;
         if (strcmp(key, "shfl") == 0) {
+            if (v > 1)
+                return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: shfl=%lu: expected 0 or 1", v);
             p->nv_shfl = v != 0;
             found = true;
         }
@@ -202,8 +205,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     /* Persistent grid for the backward: enough groups to fill the device, fewer when the fp32
      * partial sums (2 * groups * rpw * cols floats) would outgrow the workspace cap. */
     size_t groups = (size_t)ctx->info.compute_units * op->groups_per_cu;
+    /* per_group does not overflow in practice: a validated view of cols elements fits a device buffer */
     const size_t per_group = 2 * rpw * cols * sizeof(float);
-    if (groups * per_group > P->workspace_cap)
+    if (per_group > P->workspace_cap / groups)
         groups = P->workspace_cap / per_group;
     if (groups > blocks)
         groups = blocks;

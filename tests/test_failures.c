@@ -62,7 +62,7 @@ END_TEST
 
 START_TEST(malformed_tune_fails_context_creation)
 {
-    const char *bad[] = {"fwd_tpr=3", "nonsense=1", "fwd_wg", "bwd_nacc=4;x", "vec_bytes=128"};
+    const char *bad[] = {"fwd_tpr=3", "nonsense=1", "fwd_wg", "bwd_nacc=4;x", "vec_bytes=128", "shfl=2"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         clnorm_context *ctx = (clnorm_context *)&bad; /* must be reset to NULL */
         setenv("CLNORM_TUNE", bad[i], 1);
@@ -74,7 +74,7 @@ START_TEST(malformed_tune_fails_context_creation)
                       clnorm_context_last_error(NULL));
     }
     clnorm_context *ctx = NULL;
-    setenv("CLNORM_TUNE", "fwd_target=2,bwd_groups=2", 1);
+    setenv("CLNORM_TUNE", "fwd_target=2,fwd_target16=8,bwd_target16=2,fwd_tpr_max=512,bwd_groups=2,shfl=0", 1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
     CLNORM_OK(NULL, st);
