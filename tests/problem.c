@@ -442,3 +442,17 @@ void run_backward_case(clnorm_context *ctx, const case_cfg *cfg)
 {
     run_case(ctx, cfg, 1);
 }
+
+case_cfg case_basic(size_t rows, size_t cols, clnorm_dtype act, clnorm_dtype par, int affine, int layout, uint64_t seed)
+{
+    case_cfg c = { 0 };
+    c.rows = rows;
+    c.cols = cols;
+    c.act = act;
+    c.par = par;
+    c.affine = affine;
+    c.layout = layout;
+    c.eps = 1e-5f;
+    c.seed = seed;
+    return c;
+}

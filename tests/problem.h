@@ -51,6 +51,9 @@ typedef struct case_cfg {
     uint64_t seed;
 } case_cfg;
 
+/* A case with the common fields set (eps 1e-5, no statistics, no residual). */
+case_cfg case_basic(size_t rows, size_t cols, clnorm_dtype act, clnorm_dtype par, int affine, int layout, uint64_t seed);
+
 typedef struct problem {
     case_cfg cfg;
     int backward;

@@ -58,19 +58,7 @@ static void run_twice(const case_cfg *cfg, const case_cfg *other)
     free(p);
 }
 
-static case_cfg det_case(size_t rows, size_t cols, clnorm_dtype act, clnorm_dtype par, int affine, int layout, uint64_t seed)
-{
-    case_cfg c = { 0 };
-    c.rows = rows;
-    c.cols = cols;
-    c.act = act;
-    c.par = par;
-    c.affine = affine;
-    c.layout = layout;
-    c.eps = 1e-5f;
-    c.seed = seed;
-    return c;
-}
+#define det_case case_basic
 
 START_TEST(determinism_f32_4096)
 {

@@ -64,16 +64,8 @@ static void finish_and_check(problem *p, clnorm_context *ctx, cl_event ev)
 
 static case_cfg ev_case(size_t rows, size_t cols, clnorm_dtype act, clnorm_dtype par, int affine, int layout, uint64_t seed)
 {
-    case_cfg c = { 0 };
-    c.rows = rows;
-    c.cols = cols;
-    c.act = act;
-    c.par = par;
-    c.affine = affine;
-    c.layout = layout;
+    case_cfg c = case_basic(rows, cols, act, par, affine, layout, seed);
     c.stats = STATS_BOTH;
-    c.eps = 1e-5f;
-    c.seed = seed;
     return c;
 }
 
