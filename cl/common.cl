@@ -144,12 +144,35 @@ inline uinth bf16_bits(uinth u, uinth nan_mask)
 #else
 #define NANMASK(x) as_uinth(isnan(x))
 #endif
+#ifdef NV_CVT
+/* NVIDIA sm_80+: one instruction rounds two floats to bf16 (RNE, NaN stays NaN) and packs them,
+ * against ~7 integer operations per element in the portable path below. */
+inline uint bf16x2(float lo, float hi)
+{
+    uint r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#if VEC == 2
+#define BF16_PACK(e, o) bf16x2(e, o)
+#elif VEC == 4
+#define BF16_PACK(e, o) (uint2)(bf16x2(e.s0, o.s0), bf16x2(e.s1, o.s1))
+#elif VEC == 8
+#define BF16_PACK(e, o) (uint4)(bf16x2(e.s0, o.s0), bf16x2(e.s1, o.s1), bf16x2(e.s2, o.s2), bf16x2(e.s3, o.s3))
+#else
+#define BF16_PACK(e, o)                                                                                  \
+    (uint8)(bf16x2(e.s0, o.s0), bf16x2(e.s1, o.s1), bf16x2(e.s2, o.s2), bf16x2(e.s3, o.s3),              \
+            bf16x2(e.s4, o.s4), bf16x2(e.s5, o.s5), bf16x2(e.s6, o.s6), bf16x2(e.s7, o.s7))
+#endif
+inline void stv_bf16(__global ushort *p, long i, floatv v) { *(__global uinth *)(p + i) = BF16_PACK(v.even, v.odd); }
+#else
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     const uinth e = bf16_bits(as_uinth(v.even), NANMASK(v.even));
     const uinth o = bf16_bits(as_uinth(v.odd), NANMASK(v.odd));
     *(__global uinth *)(p + i) = e | (o << 16);
 }
+#endif
 inline void stv_f16(__global half *p, long i, floatv v)
 {
     uinth u;

@@ -1,6 +1,7 @@
 /* clnorm — final reduction of the backward's partial sums into dweight and dbias.
- * A work-group takes RC adjacent columns (coalesced reads) with RL lanes per column; lane l sums
- * the partial rows l, l + RL, l + 2RL, ... in order, then lane 0 adds the RL lane sums in order.
+ * A work-group takes RC adjacent columns (coalesced reads) with RL lanes per column (RL from the
+ * host: as many as the device's work-group size allows, up to 32); lane l sums the partial rows
+ * l, l + RL, l + 2RL, ... in order, then lane 0 adds the RL lane sums in order.
  * The order is fixed, so the result is bitwise the same from run to run. P == 0 (rows == 0)
  * writes zeros. Needs common.cl. */
 #ifndef T_DW
@@ -31,9 +32,22 @@ void clnorm_reduce(const ulong cols, const ulong nparts, const ulong pstride, co
     const ulong c = (ulong)get_group_id(0) * RC + lc;
     float2 s = 0.0f;
     if (c < cols) {
-        const __global float *pb = part + dbias_row * cols;
-        for (ulong p = ll; p < nparts; p += RL)
-            s += (float2)(part[p * pstride * cols + c], pb[p * pstride * cols + c]);
+        const __global float *pw = part + c, *pb = part + dbias_row * cols + c;
+        const ulong step = RL * pstride * cols; /* from one of this lane's rows to the next */
+        ulong p = ll, o = ll * pstride * cols;
+        /* Four rows' loads are issued before their adds (a latency-bound loop otherwise); the
+         * adds keep the plain loop's order, so the result does not depend on the unrolling. */
+        for (; p + 3 * RL < nparts; p += 4 * RL, o += 4 * step) {
+            const float2 a0 = (float2)(pw[o], pb[o]), a1 = (float2)(pw[o + step], pb[o + step]);
+            const float2 a2 = (float2)(pw[o + 2 * step], pb[o + 2 * step]);
+            const float2 a3 = (float2)(pw[o + 3 * step], pb[o + 3 * step]);
+            s += a0;
+            s += a1;
+            s += a2;
+            s += a3;
+        }
+        for (; p < nparts; p += RL, o += step)
+            s += (float2)(pw[o], pb[o]);
     }
     red[ll][lc] = s;
     barrier(CLK_LOCAL_MEM_FENCE);

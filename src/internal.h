@@ -28,6 +28,7 @@ typedef struct clnorm_device_info {
     cl_ulong local_mem;
     cl_ulong max_alloc;
     cl_uint base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: every buffer starts so aligned */
+    cl_uint nv_cc_major;      /* NVIDIA compute capability (cl_nv_device_attribute_query); 0 elsewhere */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -47,6 +48,8 @@ typedef struct clnorm_device_params {
     cl_device_type type;    /* CL_DEVICE_TYPE_ALL: any */
     unsigned vec_bytes;     /* widest vector access in bytes */
     bool nv_shfl;           /* warp reductions with inline-PTX shuffles (NVIDIA only) */
+    bool nv_cvt;            /* fp32 -> bf16 pairs with inline-PTX cvt.rn.bf16x2 (NVIDIA, sm_80 and newer) */
+    unsigned red_lanes;     /* dweight/dbias reduction: lanes per column (power of two, <= 32) */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
 } clnorm_device_params;

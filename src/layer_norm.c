@@ -51,8 +51,9 @@ static size_t max4(size_t a, size_t b, size_t c, size_t d)
 
 static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L)
 {
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s", L->vec, L->tpr, L->rpw,
-             L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "");
+    const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8;
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s%s", L->vec, L->tpr, L->rpw,
+             L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "");
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -235,11 +236,14 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
 
     const bool partials = vdw.present || vdb.present;
     const unsigned rflags = (vdw.present ? RED_DWEIGHT : 0) | (vdb.present ? RED_DBIAS : 0);
+    /* reduce.cl: RC = 32 columns x RL lanes per work-group, RL from the table within the device's limit */
+    size_t rl = ctx->params->red_lanes;
+    while (rl > 1 && 32 * rl > ctx->info.max_work_group)
+        rl /= 2;
     char red_options[256];
-    snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DT_DW=%s -DT_DB=%s %s", token(&vdw), token(&vdb),
-             ctx->user_options ? ctx->user_options : "");
-    /* reduce.cl: RC = 32 columns x RL = 8 lanes per work-group */
-    const size_t red_local = 256, red_global = (cols + 31) / 32 * red_local;
+    snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DRL=%zu -DT_DW=%s -DT_DB=%s %s", rl, token(&vdw),
+             token(&vdb), ctx->user_options ? ctx->user_options : "");
+    const size_t red_local = 32 * rl, red_global = (cols + 31) / 32 * red_local;
 
     if (rows == 0) {
         if (!partials)

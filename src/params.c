@@ -15,18 +15,19 @@
  * for 16-bit data; the backward with 256-item groups, at most 512 items per row, dweight/dbias sums
  * in registers and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
-    /* vendor type vec shfl
+    /* vendor type vec shfl cvt reduction-lanes
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU}
      *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU}  workspace cap */
-    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true,
+    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32,
      {0, 4, 8, 256, 128, 16, 0, 0}, {0, 4, 4, 512, 256, 2, 8, 4}, 64 * MiB},
-    {NULL, CL_DEVICE_TYPE_GPU, 16, false,
+    {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32,
      {0, 4, 8, 256, 128, 16, 0, 0}, {0, 4, 4, 512, 256, 2, 8, 4}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, {1, 1, 1, 0, 8, 0, 0, 0}, {1, 1, 1, 0, 1, 0, 0, 4}, 64 * MiB},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, {0, 4, 4, 256, 128, 4, 0, 0}, {0, 2, 2, 256, 128, 2, 2, 4}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, {1, 1, 1, 0, 8, 0, 0, 0}, {1, 1, 1, 0, 1, 0, 0, 4}, 64 * MiB},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, {0, 4, 4, 256, 128, 4, 0, 0}, {0, 2, 2, 256, 128, 2, 2, 4},
+     64 * MiB},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -81,6 +82,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_tpr", &p->bwd.tpr, 0, 1024, true},     {"bwd_target", &p->bwd.target, 1, 64, false},
         {"bwd_wg", &p->bwd.wg, 1, 1024, true},       {"bwd_ncache", &p->bwd.ncache, 0, 16, true},
         {"bwd_nacc", &p->bwd.nacc, 0, 16, true},     {"bwd_groups", &p->bwd.groups_per_cu, 1, 64, false},
+        {"red_lanes", &p->red_lanes, 1, 32, true},
     };
     const char *s = spec;
     while (*s) {
@@ -92,10 +94,10 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
                                 spec, s);
         s += n;
         bool found = false;
-        if (strcmp(key, "shfl") == 0) {
+        if (strcmp(key, "shfl") == 0 || strcmp(key, "cvt") == 0) {
             if (v > 1)
-                return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: shfl=%lu: expected 0 or 1", v);
-            p->nv_shfl = v != 0;
+                return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s=%lu: expected 0 or 1", key, v);
+            *(key[0] == 's' ? &p->nv_shfl : &p->nv_cvt) = v != 0;
             found = true;
         }
         for (size_t i = 0; !found && i < sizeof keys / sizeof keys[0]; ++i) {
@@ -130,6 +132,15 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
     if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof info->max_alloc, &info->max_alloc, NULL);
     if (!err) err = clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
     info->base_align_bytes = align_bits / 8;
+    /* NVIDIA's compute capability, when the driver has cl_nv_device_attribute_query: the inline-PTX
+     * bf16x2 conversion needs sm_80. Not an error when absent. */
+    char ext[4096] = "";
+    if (!err && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) == CL_SUCCESS &&
+        strstr(ext, "cl_nv_device_attribute_query")) {
+        cl_uint cc = 0;
+        if (clGetDeviceInfo(dev, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof cc, &cc, NULL) == CL_SUCCESS)
+            info->nv_cc_major = cc;
+    }
     if (info->compute_units == 0)
         info->compute_units = 1;
     return err;
