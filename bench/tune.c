@@ -126,7 +126,18 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
     const char *dname = dt == CLNORM_F32 ? "f32" : dt == CLNORM_BF16 ? "bf16" : "f16";
     for (int op = 0; op < 2; ++op) {
         const char *const *c = op ? BWD : FWD;
-        const int n = op ? (int)(sizeof BWD / sizeof *BWD) : (int)(sizeof FWD / sizeof *FWD);
+        int n = op ? (int)(sizeof BWD / sizeof *BWD) : (int)(sizeof FWD / sizeof *FWD);
+        /* CLNORM_BENCH_TUNE_FWD / _BWD: a ';'-separated grid instead of the built-in one ("" skips the op) */
+        const char *grid = getenv(op ? "CLNORM_BENCH_TUNE_BWD" : "CLNORM_BENCH_TUNE_FWD");
+        char *gcopy = NULL, *cands[64];
+        if (grid) {
+            gcopy = strdup(grid);
+            n = 0;
+            for (char *save = NULL, *t = gcopy ? strtok_r(gcopy, ";", &save) : NULL; t && n < 64;
+                 t = strtok_r(NULL, ";", &save))
+                cands[n++] = t;
+            c = (const char *const *)cands;
+        }
         const double tensors = op ? 3.0 : 2.0; /* bytes model as in the main table */
         double best = 0.0;
         int bi = -1;
@@ -147,6 +158,7 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
             printf("best %-8s %-5s %7zu x %-6zu %-48s %.3f of copy\n", op ? "backward" : "forward", dname, rows, cols,
                    c[bi], best);
         fflush(stdout);
+        free(gcopy);
     }
 out:;
     cl_mem all[] = {x, y, dy, dx, w, b, m, r, dw, db};
