@@ -10,11 +10,12 @@
  * atomics, bitwise repeatable.
  * dx = rstd * (g - mean_c(g) - xhat * mean_c(g*xhat)) [+ dres], summed in fp32, rounded once.
  *
- * Three regimes, by row length (the branch is uniform over the work-group):
- *   cols <= TPR*VEC*NCACHE  xhat and g stay in registers: x and dy are read once;
- *   cols <= TPR*VEC*NACC    the dweight/dbias sums stay in registers, x and dy are read twice
- *                           (the second read mostly from cache);
- *   longer                  the sums are accumulated in the workspace row itself.
+ * Three regimes, chosen by the host at compile time (so the kernel holds one path, and its
+ * register count is that path's):
+ *   NCACHE > 0   cols <= TPR*VEC*NCACHE: xhat and g stay in registers, x and dy are read once;
+ *   NACC > 0     cols <= TPR*VEC*NACC: the dweight/dbias sums stay in registers, x and dy are
+ *                read twice (the second read mostly from cache);
+ *   otherwise    the sums are accumulated in the workspace row itself.
  */
 #ifndef T_X
 #define T_X f32
@@ -65,24 +66,21 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
     __global float *pb = pw + nparts * cols;
     const __global STORAGE(T_W) *wr = w + w_off;
 #if NACC > 0
-    const bool acc_regs = nv <= (long)TPR * NACC;
     floatv dwa[NACC], dba[NACC];
 #pragma unroll
     for (int j = 0; j < NACC; ++j)
         dwa[j] = dba[j] = 0.0f;
 #else
-    const bool acc_regs = false;
-#endif
-#if NCACHE > 0
-    const bool cached = nv <= (long)TPR * NCACHE;
-    floatv xh[NCACHE], gc[NCACHE];
-#endif
-    if (!acc_regs && partials) {
+    if (partials) {
         for (long k = lane; k < nv; k += TPR) {
             STV(f32, pw, k * VEC, (floatv)0.0f);
             STV(f32, pb, k * VEC, (floatv)0.0f);
         }
     }
+#endif
+#if NCACHE > 0
+    floatv xh[NCACHE], gc[NCACHE];
+#endif
 
     const ulong nblocks = (rows + RPW - 1) / RPW;
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
@@ -98,40 +96,35 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         floatv sg = 0.0f, sgx = 0.0f;
         if (valid) {
 #if NCACHE > 0
-            if (cached) {
 #pragma unroll
-                for (int j = 0; j < NCACHE; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    xh[j] = gc[j] = 0.0f;
-                    if (k < nv) {
-                        const floatv d = LDV(T_DY, dyr, k * VEC);
-                        xh[j] = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                        gc[j] = has_w ? d * LDV(T_W, wr, k * VEC) : d;
-                        sg += gc[j];
-                        sgx += gc[j] * xh[j];
-                        dwa[j] += d * xh[j];
-                        dba[j] += d;
-                    }
+            for (int j = 0; j < NCACHE; ++j) {
+                const long k = lane + (long)j * TPR;
+                xh[j] = gc[j] = 0.0f;
+                if (k < nv) {
+                    const floatv d = LDV(T_DY, dyr, k * VEC);
+                    xh[j] = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                    gc[j] = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                    sg += gc[j];
+                    sgx += gc[j] * xh[j];
+                    dwa[j] += d * xh[j];
+                    dba[j] += d;
                 }
-            } else
-#endif
-#if NACC > 0
-            if (acc_regs) {
+            }
+#elif NACC > 0
 #pragma unroll
-                for (int j = 0; j < NACC; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    if (k < nv) {
-                        const floatv d = LDV(T_DY, dyr, k * VEC);
-                        const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                        const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
-                        sg += g;
-                        sgx += g * xhat;
-                        dwa[j] += d * xhat;
-                        dba[j] += d;
-                    }
+            for (int j = 0; j < NACC; ++j) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
+                    const floatv d = LDV(T_DY, dyr, k * VEC);
+                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                    sg += g;
+                    sgx += g * xhat;
+                    dwa[j] += d * xhat;
+                    dba[j] += d;
                 }
-            } else
-#endif
+            }
+#else
             {
                 for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sums, as in forward.cl */
                     floatv pg = 0.0f, pgx = 0.0f;
@@ -151,6 +144,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     sgx += pgx;
                 }
             }
+#endif
         }
         const float2 s = row_sum2((float2)(hsumv(sg), hsumv(sgx)), red);
         const float a = s.x / (float)cols, c = s.y / (float)cols;
@@ -159,19 +153,17 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             const __global STORAGE(T_DR) *drr = dr + dr_off + r * dr_ld;
             __global STORAGE(T_DX) *dxr = dx + dx_off + r * dx_ld;
 #if NCACHE > 0
-            if (cached) {
 #pragma unroll
-                for (int j = 0; j < NCACHE; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    if (k < nv) {
-                        floatv v = rs * (gc[j] - a - xh[j] * c);
-                        if (flags & BWD_DRES)
-                            v += LDV(T_DR, drr, k * VEC);
-                        STV(T_DX, dxr, k * VEC, v);
-                    }
+            for (int j = 0; j < NCACHE; ++j) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
+                    floatv v = rs * (gc[j] - a - xh[j] * c);
+                    if (flags & BWD_DRES)
+                        v += LDV(T_DR, drr, k * VEC);
+                    STV(T_DX, dxr, k * VEC, v);
                 }
-            } else
-#endif
+            }
+#else
             {
                 /* dx may be dres (in place): each element is read and written by the same item */
                 for (long k = lane; k < nv; k += TPR) {
@@ -184,6 +176,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     STV(T_DX, dxr, k * VEC, v);
                 }
             }
+#endif
         }
     }
 
@@ -194,23 +187,22 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         for (uint s = 0; s < RPW; ++s) {
             if (slot == s) {
 #if NACC > 0
-                if (acc_regs) {
 #pragma unroll
-                    for (int j = 0; j < NACC; ++j) {
-                        const long k = lane + (long)j * TPR;
-                        if (k < nv) {
-                            STV(f32, p0w, k * VEC, s == 0 ? dwa[j] : LDV(f32, p0w, k * VEC) + dwa[j]);
-                            STV(f32, p0b, k * VEC, s == 0 ? dba[j] : LDV(f32, p0b, k * VEC) + dba[j]);
-                        }
+                for (int j = 0; j < NACC; ++j) {
+                    const long k = lane + (long)j * TPR;
+                    if (k < nv) {
+                        STV(f32, p0w, k * VEC, s == 0 ? dwa[j] : LDV(f32, p0w, k * VEC) + dwa[j]);
+                        STV(f32, p0b, k * VEC, s == 0 ? dba[j] : LDV(f32, p0b, k * VEC) + dba[j]);
                     }
-                } else
-#endif
+                }
+#else
                 if (s > 0) {
                     for (long k = lane; k < nv; k += TPR) {
                         STV(f32, p0w, k * VEC, LDV(f32, p0w, k * VEC) + LDV(f32, pw, k * VEC));
                         STV(f32, p0b, k * VEC, LDV(f32, p0b, k * VEC) + LDV(f32, pb, k * VEC));
                     }
                 }
+#endif
             }
 #if RPW > 1
             barrier(CLK_GLOBAL_MEM_FENCE);

@@ -4,8 +4,10 @@
  * Pass 1: mean, summing (x - x[0]) so that a large common offset (mean 1e4, std 1) does not eat
  *         the fp32 mantissa; pass 2: the variance around that mean (two-pass, never E[x^2]-E[x]^2);
  *         pass 3: y = (x - mean) * rstd [* w] [+ b], rounded once to y's dtype.
- * A row that fits TPR*VEC*NCACHE elements is read once into registers; longer rows (and every
- * row when NCACHE == 0, the CPU shape) are read three times, the later reads hitting cache.
+ * NCACHE > 0: the host guarantees cols <= TPR*VEC*NCACHE, and the row is read once into registers.
+ * NCACHE == 0 (long rows, and the CPU shape): the row is read three times, the later reads hitting
+ * cache. The choice is made at compile time so that the kernel holds one path only (its register
+ * count is that path's, not the largest of all paths).
  */
 #ifndef T_X
 #define T_X f32
@@ -41,7 +43,6 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
     const __global STORAGE(T_W) *wr = w + w_off;
     const __global STORAGE(T_B) *br = b + b_off;
 #if NCACHE > 0
-    const bool cached = nv <= (long)TPR * NCACHE;
     floatv xc[NCACHE];
 #endif
     const ulong nblocks = (rows + RPW - 1) / RPW;
@@ -56,15 +57,13 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         floatv acc = 0.0f;
         if (valid) {
 #if NCACHE > 0
-            if (cached) {
 #pragma unroll
-                for (int j = 0; j < NCACHE; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
-                    acc += xc[j];
-                }
-            } else
-#endif
+            for (int j = 0; j < NCACHE; ++j) {
+                const long k = lane + (long)j * TPR;
+                xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
+                acc += xc[j];
+            }
+#else
             {
                 for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sum: error ~ CHUNK + n/CHUNK */
                     floatv part = 0.0f;
@@ -74,22 +73,21 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                     acc += part;
                 }
             }
+#endif
         }
         const float dmean = row_sum(hsumv(acc), red) / (float)cols; /* mean - shift */
 
         acc = 0.0f;
         if (valid) {
 #if NCACHE > 0
-            if (cached) {
 #pragma unroll
-                for (int j = 0; j < NCACHE; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    const floatv d = xc[j] - dmean;
-                    if (k < nv)
-                        acc += d * d;
-                }
-            } else
-#endif
+            for (int j = 0; j < NCACHE; ++j) {
+                const long k = lane + (long)j * TPR;
+                const floatv d = xc[j] - dmean;
+                if (k < nv)
+                    acc += d * d;
+            }
+#else
             {
                 for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) {
                     floatv part = 0.0f;
@@ -101,6 +99,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                     acc += part;
                 }
             }
+#endif
         }
         const float var = row_sum(hsumv(acc), red) / (float)cols;
         const float rs = rsqrt(var + eps);
@@ -108,21 +107,19 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         if (valid) {
             __global STORAGE(T_Y) *yr = y + y_off + row * y_ld;
 #if NCACHE > 0
-            if (cached) {
 #pragma unroll
-                for (int j = 0; j < NCACHE; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    if (k < nv) {
-                        floatv v = (xc[j] - dmean) * rs;
-                        if (flags & FWD_WEIGHT)
-                            v *= LDV(T_W, wr, k * VEC);
-                        if (flags & FWD_BIAS)
-                            v += LDV(T_B, br, k * VEC);
-                        STV(T_Y, yr, k * VEC, v);
-                    }
+            for (int j = 0; j < NCACHE; ++j) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
+                    floatv v = (xc[j] - dmean) * rs;
+                    if (flags & FWD_WEIGHT)
+                        v *= LDV(T_W, wr, k * VEC);
+                    if (flags & FWD_BIAS)
+                        v += LDV(T_B, br, k * VEC);
+                    STV(T_Y, yr, k * VEC, v);
                 }
-            } else
-#endif
+            }
+#else
             {
                 /* y may be x (in place): each element is read and written by the same item */
                 for (long k = lane; k < nv; k += TPR) {
@@ -134,6 +131,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                     STV(T_Y, yr, k * VEC, v);
                 }
             }
+#endif
             if (lane == 0) {
                 if (flags & FWD_MEAN)
                     mean[mean_off + row] = shift + dmean;
