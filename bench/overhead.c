@@ -29,6 +29,53 @@ static cl_mem zeros(const bench_env *env, size_t bytes, int *err)
     return m;
 }
 
+typedef struct call_arg {
+    clnorm_context *ctx;
+    const bench_kernels *k;
+    cl_command_queue q;
+    size_t rows, cols;
+    cl_mem dr, dx;
+    const clnorm_matrix *X, *Y, *DY, *DX, *DR;
+    const clnorm_vector *W, *B, *M, *R, *DW, *DB;
+} call_arg;
+
+/* what is timed: 0 forward, 1 backward, 2 the driver's own floor (one enqueue of the bench's
+ * elementwise add: its arguments set and the kernel enqueued) */
+static int one_call(const call_arg *a, int what)
+{
+    if (what == 2)
+        return bench_enqueue_add(a->q, a->k, CLNORM_F32, a->dx, a->dr, a->rows * a->cols, 0, NULL, NULL);
+    clnorm_status st = what == 0
+        ? clnorm_layer_norm_forward(a->ctx, a->rows, a->cols, 1e-5f, a->X, a->W, a->B, a->Y, a->M, a->R, 0, NULL, NULL)
+        : clnorm_layer_norm_backward(a->ctx, a->rows, a->cols, a->DY, a->X, a->W, a->M, a->R, a->DR, a->DX, a->DW,
+                                     a->DB, 0, NULL, NULL);
+    if (st != CLNORM_SUCCESS)
+        fprintf(stderr, "clnorm-bench --overhead: %s: %s\n", clnorm_status_string(st), clnorm_context_last_error(a->ctx));
+    return st;
+}
+
+static int measure(const call_arg *a, int what, const char *queue_name, double *t, int calls)
+{
+    static const char *const names[] = {"forward", "backward", "driver"};
+    for (int i = -64; i < calls; ++i) { /* 64 warm-up calls build the programs */
+        if (i % 256 == 0)
+            clFinish(a->q);
+        const double t0 = now_us();
+        const int st = one_call(a, what);
+        const double t1 = now_us();
+        if (st != CL_SUCCESS)
+            return 1;
+        if (i >= 0)
+            t[i] = t1 - t0;
+    }
+    clFinish(a->q);
+    const double med = timing_median(t, calls); /* sorts t */
+    printf("overhead %-8s %zux%zu f32 %-17s host time per enqueue: median %.2f us, p90 %.2f us (%d calls, no wait "
+           "per call)\n",
+           names[what], a->rows, a->cols, queue_name, med, t[(size_t)calls * 9 / 10], calls);
+    return 0;
+}
+
 int bench_overhead(const bench_env *env, size_t rows, size_t cols, int calls)
 {
     int err = CL_SUCCESS;
@@ -37,35 +84,28 @@ int bench_overhead(const bench_env *env, size_t rows, size_t cols, int calls)
            dr = zeros(env, mb, &err), w = zeros(env, vb, &err), b = zeros(env, vb, &err), m = zeros(env, sb, &err),
            r = zeros(env, sb, &err), dw = zeros(env, vb, &err), db = zeros(env, vb, &err);
     double *t = calloc((size_t)calls, sizeof *t);
-    int rc = err != CL_SUCCESS || !t;
     const clnorm_matrix X = {x, 0, 0, CLNORM_F32}, Y = {y, 0, 0, CLNORM_F32}, DY = {dy, 0, 0, CLNORM_F32},
                         DX = {dx, 0, 0, CLNORM_F32}, DR = {dr, 0, 0, CLNORM_F32};
     const clnorm_vector W = {w, 0, CLNORM_F32}, B = {b, 0, CLNORM_F32}, M = {m, 0, CLNORM_F32}, R = {r, 0, CLNORM_F32},
                         DW = {dw, 0, CLNORM_F32}, DB = {db, 0, CLNORM_F32};
-    for (int op = 0; op < 2 && !rc; ++op) {
-        for (int i = -64; i < calls && !rc; ++i) { /* 64 warm-up calls build the programs */
-            if (i % 256 == 0)
-                clFinish(env->queue);
-            const double t0 = now_us();
-            clnorm_status st = op == 0
-                ? clnorm_layer_norm_forward(env->ctx, rows, cols, 1e-5f, &X, &W, &B, &Y, &M, &R, 0, NULL, NULL)
-                : clnorm_layer_norm_backward(env->ctx, rows, cols, &DY, &X, &W, &M, &R, &DR, &DX, &DW, &DB, 0, NULL, NULL);
-            const double t1 = now_us();
-            if (st != CLNORM_SUCCESS) {
-                fprintf(stderr, "clnorm-bench --overhead: %s: %s\n", clnorm_status_string(st),
-                        clnorm_context_last_error(env->ctx));
-                rc = 1;
-            } else if (i >= 0) {
-                t[i] = t1 - t0;
-            }
-        }
-        clFinish(env->queue);
-        if (rc)
-            break;
-        const double med = timing_median(t, calls); /* sorts t */
-        printf("overhead %-8s %zux%zu f32: host time per enqueue: median %.2f us, p90 %.2f us (%d calls, no wait per call)\n",
-               op ? "backward" : "forward", rows, cols, med, t[(size_t)calls * 9 / 10], calls);
-    }
+    /* The bench's profiling queue, and a plain in-order queue as a training backend would have
+     * (profiling makes some drivers do more per enqueue). */
+    cl_int e;
+    cl_command_queue plain = clCreateCommandQueue(env->context, clnorm_context_device(env->ctx), 0, &e);
+    clnorm_context *pctx = NULL;
+    if (e == CL_SUCCESS && clnorm_context_create_from_queue(plain, &pctx) != CLNORM_SUCCESS)
+        e = CL_INVALID_VALUE;
+    int rc = err != CL_SUCCESS || e != CL_SUCCESS || !t;
+    call_arg a = {env->ctx, env->kernels, env->queue, rows, cols, dr, dx, &X, &Y, &DY, &DX, &DR, &W, &B, &M, &R, &DW, &DB};
+    for (int what = 0; what < 2 && !rc; ++what)
+        rc = measure(&a, what, "(profiling queue)", t, calls);
+    a.ctx = pctx;
+    a.q = plain;
+    for (int what = 0; what < 3 && !rc; ++what)
+        rc = measure(&a, what, "(plain queue)", t, calls);
+    clnorm_context_release(pctx);
+    if (plain)
+        clReleaseCommandQueue(plain);
     free(t);
     cl_mem all[] = {x, y, dy, dx, dr, w, b, m, r, dw, db};
     for (size_t i = 0; i < sizeof all / sizeof *all; ++i)

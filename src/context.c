@@ -93,6 +93,10 @@ clnorm_status clnorm_context_create_from_queue(cl_command_queue queue, clnorm_co
     c->queue = queue;
     c->cl_ctx = cl_ctx;
     c->device = device;
+    cl_command_queue_properties props = 0;
+    /* unknown properties: assume out of order (events then order our two kernels) */
+    c->out_of_order = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) != CL_SUCCESS ||
+                      (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     return finish_create(c, ctx);
 }
 

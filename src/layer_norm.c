@@ -183,6 +183,12 @@ static clnorm_status ensure_workspace(clnorm_context *ctx, size_t bytes)
 {
     if (ctx->workspace_bytes >= bytes)
         return CLNORM_SUCCESS;
+    /* Checked here, not left to the driver: some (NVIDIA) accept buffers over the limit and fail
+     * later, or not at all. */
+    if (ctx->info.max_alloc && bytes > ctx->info.max_alloc)
+        return clnorm__fail(ctx, CL_INVALID_BUFFER_SIZE,
+                            "the backward workspace needs %zu bytes, more than the device's largest buffer (%llu bytes)",
+                            bytes, (unsigned long long)ctx->info.max_alloc);
     cl_int err;
     cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (err != CL_SUCCESS)
@@ -307,29 +313,36 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clSetKernelArg (backward)", a.err ? a.err : r.err);
     }
+    /* On an out-of-order queue, events order the reduction after the dx kernel and keep calls that
+     * share the workspace from overlapping; an in-order queue does both by itself, and events cost
+     * host time (a few microseconds each on some drivers), so none are made there unless asked for. */
+    const bool ooo = ctx->out_of_order;
     cl_uint n = 0;
     const cl_event *list = NULL;
     if (st == CLNORM_SUCCESS)
-        /* calls sharing the workspace never overlap on the device, even on an out-of-order queue */
-        st = wait_list(ctx, num_events_in_wait_list, event_wait_list, partials ? ctx->workspace_event : NULL, &n, &list);
+        st = wait_list(ctx, num_events_in_wait_list, event_wait_list, partials && ooo ? ctx->workspace_event : NULL,
+                       &n, &list);
     cl_event e1 = NULL, e2 = NULL;
     if (st == CLNORM_SUCCESS) {
         cl_int err = clEnqueueNDRangeKernel(ctx->queue, a.k, 1, NULL, &global, &local, n, list,
-                                            (event || partials) ? &e1 : NULL);
+                                            (partials ? ooo : event != NULL) ? &e1 : NULL);
         if (err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (backward)", err);
     }
     if (st == CLNORM_SUCCESS && partials) {
-        cl_int err = clEnqueueNDRangeKernel(ctx->queue, r.k, 1, NULL, &red_global, &red_local, 1, &e1, &e2);
+        cl_int err = clEnqueueNDRangeKernel(ctx->queue, r.k, 1, NULL, &red_global, &red_local, e1 ? 1 : 0,
+                                            e1 ? &e1 : NULL, (ooo || event) ? &e2 : NULL);
         if (err != CL_SUCCESS) {
             /* The dx kernel is already queued and writes the workspace: later calls must still
              * wait for it. (This is the one failure after which an output, dx, may be written.) */
-            if (ctx->workspace_event)
-                clReleaseEvent(ctx->workspace_event);
-            ctx->workspace_event = e1;
-            clRetainEvent(e1);
+            if (e1) {
+                if (ctx->workspace_event)
+                    clReleaseEvent(ctx->workspace_event);
+                ctx->workspace_event = e1;
+                clRetainEvent(e1);
+            }
             st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (reduce)", err);
-        } else {
+        } else if (ooo) {
             if (ctx->workspace_event)
                 clReleaseEvent(ctx->workspace_event);
             ctx->workspace_event = e2;
@@ -339,9 +352,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     pthread_mutex_unlock(&ctx->lock);
     if (st == CLNORM_SUCCESS && event) {
         *event = partials ? e2 : e1;
-        if (partials) {
+        if (partials && e1)
             clReleaseEvent(e1);
-        }
     } else {
         if (e1)
             clReleaseEvent(e1);
