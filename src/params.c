@@ -10,18 +10,19 @@
 #include <strings.h>
 
 #define MiB ((size_t)1 << 20)
-/* Figures behind the NVIDIA row: clnorm-bench --tune on the H200 (docs/PERFORMANCE.md): the forward
- * is fastest with 128-item groups and at most 256 items per row, 4 vectors per item for fp32 and 8
- * for 16-bit data; the backward with 256-item groups, at most 512 items per row, dweight/dbias sums
- * in registers and 4 persistent groups per compute unit. */
+/* Figures behind the NVIDIA row: clnorm-bench --tune on the H200 (docs/PERFORMANCE.md), with each
+ * kernel variant compiled for its one register-cache regime: the forward is fastest with 128-item
+ * groups, up to 512 items per row and 2 vectors per item for fp32 (4 for 16-bit data); the backward
+ * with 2 vectors per item so that x-hat and g stay in registers (x and dy read once), up to 512
+ * items per row, 256-item groups and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU}
      *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU}  workspace cap */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32,
-     {0, 4, 8, 256, 128, 16, 0, 0}, {0, 4, 4, 512, 256, 2, 8, 4}, 64 * MiB},
+     {0, 2, 4, 512, 128, 16, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32,
-     {0, 4, 8, 256, 128, 16, 0, 0}, {0, 4, 4, 512, 256, 2, 8, 4}, 64 * MiB},
+     {0, 2, 4, 512, 128, 16, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there. */
