@@ -84,7 +84,15 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 
     const ulong nblocks = (rows + RPW - 1) / RPW;
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
+#ifdef CONTIG_ROWS
+    /* CPUs: each group takes one contiguous range of row blocks, so a thread streams through
+     * memory in order (the hardware prefetchers follow it) */
+    const ulong ng = get_num_groups(0), g = get_group_id(0), per = nblocks / ng, extra = nblocks % ng;
+    const ulong b0 = g * per + min(g, extra), b1 = b0 + per + (g < extra ? 1 : 0);
+    for (ulong blk = b0; blk < b1; ++blk) {
+#else
     for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
+#endif
         const ulong row = blk * RPW + slot;
         const bool valid = row < rows;
         const ulong r = valid ? row : 0;

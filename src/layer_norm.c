@@ -282,8 +282,9 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const clnorm_launch L = clnorm__plan(ctx, true, rows, cols, align_or, me);
     char shape[128], options[1024];
     shape_options(ctx, shape, sizeof shape, &L);
-    snprintf(options, sizeof options, "%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape, token(&vdy),
-             token(&vx), token(&vw), token(&vdr), token(&vdx), ctx->user_options ? ctx->user_options : "");
+    snprintf(options, sizeof options, "%s%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", token(&vdy), token(&vx), token(&vw), token(&vdr),
+             token(&vdx), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0) | (partials ? BWD_PARTIALS : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
     const size_t nparts = L.groups * L.rpw;
