@@ -75,22 +75,34 @@ static int rep_forward(void *arg, cl_event *last)
     return st == CLNORM_SUCCESS ? st : report_clnorm(bc, "clnorm_layer_norm_forward", st);
 }
 
-static int run_backward(bench_case *bc, const clnorm_matrix *dres, cl_event *last)
+/* params 0: dweight and dbias NULL (dx only). */
+static int run_backward(bench_case *bc, const clnorm_matrix *dres, int params, cl_event *last)
 {
     clnorm_status st = clnorm_layer_norm_backward(bc->env->ctx, bc->rows, bc->cols, &bc->mdy, &bc->mx, &bc->vw,
-        &bc->vmean, &bc->vrstd, dres, &bc->mdx, &bc->vdw, &bc->vdb, 0, NULL, last);
+        &bc->vmean, &bc->vrstd, dres, &bc->mdx, params ? &bc->vdw : NULL, params ? &bc->vdb : NULL, 0, NULL, last);
     return st == CLNORM_SUCCESS ? st : report_clnorm(bc, "clnorm_layer_norm_backward", st);
 }
 
 static int rep_backward(void *arg, cl_event *last)
 {
-    return run_backward(arg, NULL, last);
+    return run_backward(arg, NULL, 1, last);
 }
 
 static int rep_backward_res(void *arg, cl_event *last)
 {
     bench_case *bc = arg;
-    return run_backward(bc, &bc->mdres, last);
+    return run_backward(bc, &bc->mdres, 1, last);
+}
+
+static int rep_backward_dx(void *arg, cl_event *last)
+{
+    return run_backward(arg, NULL, 0, last);
+}
+
+static int rep_backward_dx_res(void *arg, cl_event *last)
+{
+    bench_case *bc = arg;
+    return run_backward(bc, &bc->mdres, 0, last);
 }
 
 /* The baseline the fused residual replaces: backward, then a separate dx += dres pass. Timed as
@@ -99,7 +111,7 @@ static int rep_unfused(void *arg, cl_event *last)
 {
     bench_case *bc = arg;
     cl_event bwd = NULL;
-    int st = run_backward(bc, NULL, &bwd);
+    int st = run_backward(bc, NULL, 1, &bwd);
     if (st != CL_SUCCESS)
         return st;
     /* The queue is in-order, but waiting on the event keeps this right on any queue. */
@@ -250,13 +262,17 @@ static int create_device(bench_case *bc)
     return CL_SUCCESS;
 }
 
+/* Releases the device buffers (those created) and forgets them: safe to call twice. */
 static void release_device(bench_case *bc)
 {
-    cl_mem m[] = {bc->x, bc->y, bc->dy, bc->dres, bc->dx, bc->w, bc->b, bc->mean, bc->rstd, bc->dw, bc->db};
+    cl_mem *m[] = {
+        &bc->x, &bc->y, &bc->dy, &bc->dres, &bc->dx, &bc->w, &bc->b, &bc->mean, &bc->rstd, &bc->dw, &bc->db};
     size_t i;
-    for (i = 0; i < sizeof m / sizeof m[0]; ++i)
-        if (m[i])
-            clReleaseMemObject(m[i]);
+    for (i = 0; i < sizeof m / sizeof m[0]; ++i) {
+        if (*m[i])
+            clReleaseMemObject(*m[i]);
+        *m[i] = NULL;
+    }
 }
 
 /* ---- checks ---------------------------------------------------------------------------------- */
@@ -347,10 +363,11 @@ static int check_param_grads(bench_case *bc, check_stats *cs)
     return CL_SUCCESS;
 }
 
-/* dx of the sampled rows, for backward (with_res 0), backward_res (1) and unfused (2: the
- * residual was added after dx had been rounded to the dtype once, so one more rounding of the
- * intermediate value is allowed). */
-static int check_backward(bench_case *bc, int with_res, check_stats *cs)
+/* dx of the sampled rows, for backward and backward_dx (with_res 0), backward_res and
+ * backward_dx_res (1) and unfused (2: the residual was added after dx had been rounded to the
+ * dtype once, so one more rounding of the intermediate value is allowed); then dweight/dbias
+ * when the op computed them (params). */
+static int check_backward(bench_case *bc, int with_res, int params, check_stats *cs)
 {
     char label[256];
     int i, st = CL_SUCCESS;
@@ -378,7 +395,7 @@ static int check_backward(bench_case *bc, int with_res, check_stats *cs)
         check_values(cs, label, r, bc->dt, bc->cols, bc->r_got, bc->r_ref, with_res == 2 ? bc->r_aux : NULL,
             CHECK_STORE_ULPS, 1.0, CHECK_MATH_REL * scale);
     }
-    if (st == CL_SUCCESS)
+    if (st == CL_SUCCESS && params)
         st = check_param_grads(bc, cs);
     return st;
 }
@@ -390,13 +407,17 @@ typedef struct op_desc {
     bench_rep_fn rep;
     double tensors_moved; /* bytes model: tensors read + written (weights, statistics not counted) */
     int with_res;         /* for check_backward; -1: forward */
+    int params;           /* computes dweight/dbias (checked, and bitwise against the warm-up) */
 } op_desc;
 
+/* Indexed by BENCH_OP_*. */
 static const op_desc OPS[BENCH_NUM_OPS] = {
-    {"forward", rep_forward, 2.0, -1},
-    {"backward", rep_backward, 3.0, 0},
-    {"backward_res", rep_backward_res, 4.0, 1},
-    {"unfused", rep_unfused, 4.0, 2},
+    {"forward", rep_forward, 2.0, -1, 0},
+    {"backward", rep_backward, 3.0, 0, 1},
+    {"backward_res", rep_backward_res, 4.0, 1, 1},
+    {"unfused", rep_unfused, 4.0, 2, 1},
+    {"backward_dx", rep_backward_dx, 3.0, 0, 0},         /* dy, x -> dx */
+    {"backward_dx_res", rep_backward_dx_res, 4.0, 1, 0}, /* dy, x, dres -> dx */
 };
 
 /* Fills a buffer with NaN of its dtype, so that a result the op failed to write can never pass
@@ -514,30 +535,58 @@ int bench_case_run(const bench_env *env, size_t rows, size_t cols, clnorm_dtype 
     for (i = 0; i < BENCH_NUM_OPS && st == CL_SUCCESS; ++i) {
         const op_desc *op = &OPS[i];
         double ms = 0.0;
+        if (env->op_mask && !(env->op_mask & (1u << i)))
+            continue;
         bc.op = op->name;
         st = poison_outputs(&bc, op->with_res < 0);
         if (st == CL_SUCCESS)
-            st = measure(&bc, op->rep, op->with_res >= 0, &ms);
+            st = measure(&bc, op->rep, op->params, &ms);
         if (st != CL_SUCCESS)
             break;
         /* The outputs now hold the last repetition's results; every op recomputes them in full
          * (the unfused add reads the dx its own backward just wrote). */
         check_begin(cs);
-        st = op->with_res < 0 ? check_forward(&bc, cs) : check_backward(&bc, op->with_res, cs);
+        st = op->with_res < 0 ? check_forward(&bc, cs) : check_backward(&bc, op->with_res, op->params, cs);
         {
             char what[128];
             snprintf(what, sizeof what, "%s %s", op->name, bc.name);
             check_end(cs, what);
         }
+        memset(&res[*nres], 0, sizeof res[*nres]);
+        res[*nres].impl = "clnorm";
         res[*nres].op = op->name;
         res[*nres].dtype = dt;
         res[*nres].rows = rows;
         res[*nres].cols = cols;
+        res[*nres].headline = 1;
         res[*nres].ms = ms;
         res[*nres].gbps = op->tensors_moved * (double)bc.bytes / (ms * 1e-3) / 1e9;
         res[*nres].copy_gbps = copy_gbps;
         res[*nres].fraction = res[*nres].gbps / copy_gbps;
+        res[*nres].speedup = NAN;
         ++*nres;
+    }
+
+    /* Whatever is measured next to clnorm (--vs), on the same host inputs, while they exist. The
+     * device buffers are released first: the other library works in host memory. */
+    if (st == CL_SUCCESS && env->hook) {
+        bench_host_case hc;
+        int n = 0;
+        clFinish(env->queue);
+        release_device(&bc);
+        hc.rows = rows;
+        hc.cols = cols;
+        hc.dt = dt;
+        hc.eps = BENCH_EPS;
+        hc.x = bc.hx;
+        hc.dy = bc.hdy;
+        hc.wd = bc.wd;
+        hc.bd = bc.bd;
+        hc.sample = bc.sample;
+        hc.nsample = bc.nsample;
+        hc.copy_gbps = copy_gbps;
+        st = env->hook->run(env->hook, env, &hc, res + *nres, &n, cs);
+        *nres += n;
     }
     if (st != CL_SUCCESS)
         outcome = BENCH_CASE_ERROR;

@@ -11,6 +11,9 @@
 #include "timing.h"
 #include "tune.h"
 #include "overhead.h"
+#ifdef CLNORM_HAVE_ONEDNN
+#include "onednn.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 typedef struct bench_shape {
     const char *set; /* "quick" or "full" */
     size_t rows, cols;
+    int headline;    /* 0: an extra shape, reported after the headline ones ("headline": false in JSON) */
 } bench_shape;
 
 /* Elements per tensor. Quick: 256 MiB per F32 tensor, well beyond the CPU caches (64 MiB still
@@ -30,15 +34,25 @@ typedef struct bench_shape {
 #define QUICK_ELEMS ((size_t)1 << 26)
 #define FULL_ELEMS ((size_t)1 << 27)
 
+/* The headline shapes of each set come first. The full set's extra shapes cover the widths of
+ * common models and the extremes (64, 65536); rows = 2^27 / cols rounded down, so a tensor has at
+ * most 2^27 elements (non-power-of-two cols leave a few fewer). */
 static const bench_shape SHAPES[] = {
-    {"quick", QUICK_ELEMS / 256, 256},
-    {"quick", QUICK_ELEMS / 1024, 1024},
-    {"quick", QUICK_ELEMS / 4096, 4096},
-    {"full", FULL_ELEMS / 256, 256},
-    {"full", FULL_ELEMS / 1024, 1024},
-    {"full", FULL_ELEMS / 4096, 4096},
-    {"full", FULL_ELEMS / 8192, 8192},
-    {"full", FULL_ELEMS / 16384, 16384},
+    {"quick", QUICK_ELEMS / 256, 256, 1},
+    {"quick", QUICK_ELEMS / 1024, 1024, 1},
+    {"quick", QUICK_ELEMS / 4096, 4096, 1},
+    {"full", FULL_ELEMS / 256, 256, 1},
+    {"full", FULL_ELEMS / 1024, 1024, 1},
+    {"full", FULL_ELEMS / 4096, 4096, 1},
+    {"full", FULL_ELEMS / 8192, 8192, 1},
+    {"full", FULL_ELEMS / 16384, 16384, 1},
+    {"full", FULL_ELEMS / 64, 64, 0},
+    {"full", FULL_ELEMS / 768, 768, 0},
+    {"full", FULL_ELEMS / 2048, 2048, 0},
+    {"full", FULL_ELEMS / 5120, 5120, 0},
+    {"full", FULL_ELEMS / 12288, 12288, 0},
+    {"full", FULL_ELEMS / 32768, 32768, 0},
+    {"full", FULL_ELEMS / 65536, 65536, 0},
 };
 
 static const clnorm_dtype DTYPES[] = {CLNORM_F32, CLNORM_BF16};
@@ -68,35 +82,53 @@ typedef struct options {
     int verbose;
     int tune;           /* --tune: search launch parameters instead of the table */
     int overhead;       /* --overhead: host time per enqueue instead of the table */
+    const char *vs;     /* --vs LIBRARY: also time that library's layer norm ("onednn"), NULL: none */
 } options;
+
+#define ONEDNN_MISSING \
+    "clnorm-bench was built without oneDNN; install it (Debian: apt-get install libdnnl-dev), then reconfigure " \
+    "and rebuild (cmake -S . -B build && cmake --build build)"
 
 static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clnorm-bench [--quick | --full | --shape ROWSxCOLS] [--device SPEC] [--reps N] [--json FILE]\n"
-        "                    [--csv FILE] [--seed N] [--verbose] [--tune] [--overhead]\n"
+        "                    [--csv FILE] [--seed N] [--verbose] [--tune] [--overhead] [--vs onednn]\n"
         "\n"
-        "Times clnorm's LayerNorm forward, backward, backward with fused residual gradient and the\n"
-        "unfused baseline (backward + separate add) against a float4 copy, and checks each result\n"
-        "against a float64 host reference. Exit status 1 when a check fails or a call errs.\n"
+        "Times clnorm's LayerNorm forward, backward (dx, dweight, dbias), backward with the fused\n"
+        "residual gradient, the unfused baseline (backward + separate add) and the backward without\n"
+        "dweight/dbias (backward_dx, backward_dx_res: dx only) against a float4 copy, and checks each\n"
+        "result against a float64 host reference. Exit status 1 when a check fails or a call errs.\n"
         "\n"
         "  --quick        cols 256, 1024, 4096 with 2^26 elements per tensor, F32 and BF16 (default)\n"
-        "  --full         cols 256 ... 16384 with 2^27 elements per tensor, F32 and BF16\n"
+        "  --full         cols 256 ... 16384 with 2^27 elements per tensor, F32 and BF16; then the extra\n"
+        "                 shapes cols 64, 768, 2048, 5120, 12288, 32768, 65536 (rows = 2^27 / cols)\n"
         "  --shape RxC    only this shape (e.g. 1000x768), F32 and BF16: for quick experiments\n"
         "  --device SPEC  device spec as for clnorm_context_create (\"gpu\", \"nvidia\", \"pocl\", \"0:1\", ...);\n"
         "                 default: the CLNORM_DEVICE environment variable, then the default policy\n"
         "  --reps N       timed repetitions per op, median reported (default %d quick, %d full)\n"
         "  --json FILE    also write the results as JSON\n"
         "  --csv FILE     also write the results as CSV (header line, then op,dtype,rows,cols,ms,gbps,\n"
-        "                 copy_gbps,fraction; bench/plot.py draws either file)\n"
+        "                 copy_gbps,fraction,headline,impl,speedup; bench/plot.py draws either file)\n"
         "  --seed N       seed of the random inputs (default %u)\n"
         "  --verbose      print every repetition's time to stderr\n"
         "  --overhead     host time of one forward / backward enqueue (median over 10000 calls of a\n"
         "                 64x256 F32 shape, no wait per call) instead of the table\n"
         "  --tune         for each shape of the set: time forward and backward under a grid of\n"
         "                 CLNORM_TUNE launch parameters and print the best (the table entry to use)\n"
+        "  --vs onednn    for each shape of the set: clnorm's forward and backward, then oneDNN's CPU layer\n"
+        "                 normalization (forward training with scale/shift; backward with diff_scale/shift)\n"
+        "                 on the same inputs in host memory, wall-clock medians, checked against the same\n"
+        "                 reference; prints both rows and clnorm/oneDNN = oneDNN's time / clnorm's.\n"
+        "                 %s\n"
         "  --help         this text\n",
-        QUICK_REPS, FULL_REPS, DEFAULT_SEED);
+        QUICK_REPS, FULL_REPS, DEFAULT_SEED,
+#ifdef CLNORM_HAVE_ONEDNN
+        "This build has it."
+#else
+        "Not in this build (built without oneDNN: install libdnnl-dev, reconfigure, rebuild)."
+#endif
+    );
 }
 
 /* Accepts "--name value" and "--name=value". Returns the value or NULL if this is not --name. */
@@ -155,6 +187,16 @@ static int parse_options(int argc, char **argv, options *o)
             o->tune = 1;
         } else if (!strcmp(argv[i], "--overhead")) {
             o->overhead = 1;
+        } else if ((v = option_value(argc, argv, &i, "--vs", &missing)) != NULL) {
+            if (strcmp(v, "onednn") != 0) {
+                fprintf(stderr, "clnorm-bench: --vs knows only 'onednn', not '%s'\n", v);
+                return 2;
+            }
+#ifndef CLNORM_HAVE_ONEDNN
+            fprintf(stderr, "clnorm-bench: --vs onednn: %s\n", ONEDNN_MISSING);
+            return 2;
+#endif
+            o->vs = v;
         } else if ((v = option_value(argc, argv, &i, "--device", &missing)) != NULL) {
             o->device = v;
         } else if ((v = option_value(argc, argv, &i, "--json", &missing)) != NULL) {
@@ -192,6 +234,10 @@ static int parse_options(int argc, char **argv, options *o)
             usage(stderr);
             return 2;
         }
+    }
+    if (o->vs && (o->tune || o->overhead)) {
+        fprintf(stderr, "clnorm-bench: --vs does not combine with --%s\n", o->tune ? "tune" : "overhead");
+        return 2;
     }
     if (o->reps == 0)
         o->reps = strcmp(o->set, "full") == 0 ? FULL_REPS : QUICK_REPS;
@@ -274,6 +320,33 @@ static double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Prints one case's results: each clnorm row, then the rows of the library compared with (--vs)
+ * for the same op, with their speed ratio; rows without a clnorm counterpart last. */
+static void print_case(const bench_header *hdr, bench_result *r, int n)
+{
+    int i, j;
+    for (i = 0; i < n; ++i) {
+        if (strcmp(r[i].impl, "clnorm") != 0)
+            continue;
+        report_line(stdout, hdr, &r[i]);
+        for (j = 0; j < n; ++j) {
+            if (strcmp(r[j].impl, "clnorm") == 0 || strcmp(r[j].op, r[i].op) != 0)
+                continue;
+            r[j].speedup = r[j].ms / r[i].ms; /* NAN when either was not measured */
+            report_line(stdout, hdr, &r[j]);
+        }
+    }
+    for (j = 0; j < n; ++j) {
+        int matched = 0;
+        if (strcmp(r[j].impl, "clnorm") == 0)
+            continue;
+        for (i = 0; i < n; ++i)
+            matched |= strcmp(r[i].impl, "clnorm") == 0 && strcmp(r[i].op, r[j].op) == 0;
+        if (!matched)
+            report_line(stdout, hdr, &r[j]);
+    }
+}
+
 /* ---- main ---------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -283,11 +356,16 @@ int main(int argc, char **argv)
     bench_kernels kernels;
     bench_env env;
     bench_header hdr;
+    bench_vs_info vs_info;
+#ifdef CLNORM_HAVE_ONEDNN
+    bench_hook *hook = NULL;
+#endif
     bench_result *results = NULL;
     check_stats cs = {0, 0, 0.0, "", 0, 0};
     char *dev_name = NULL, *driver = NULL, *dev_version = NULL, *platform = NULL;
     char date[32] = "";
-    int nresults = 0, errors = 0, skipped = 0, rc, kernels_ok = 0;
+    int nresults = 0, errors = 0, skipped = 0, rc, kernels_ok = 0, extra_said = 0;
+    cl_uint compute_units = 0;
     size_t s, d;
     double t_start = now_seconds();
     time_t now = time(NULL);
@@ -341,22 +419,41 @@ int main(int argc, char **argv)
     dev_version = device_string(env.device, CL_DEVICE_VERSION);
     platform = platform_name(env.device);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    if (clGetDeviceInfo(env.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof compute_units, &compute_units, NULL) !=
+        CL_SUCCESS)
+        compute_units = 0;
+    memset(&hdr, 0, sizeof hdr);
+    memset(&vs_info, 0, sizeof vs_info);
     hdr.device = dev_name ? dev_name : "?";
     hdr.platform = platform ? platform : "?";
     hdr.driver = driver ? driver : "?";
     hdr.device_version = dev_version ? dev_version : "?";
+    hdr.compute_units = compute_units;
     hdr.date = date;
     hdr.set = o.set;
     hdr.timing = TIMING_METHOD;
     hdr.reps = o.reps;
     hdr.warmup = WARMUP_REPS;
+#ifdef CLNORM_HAVE_ONEDNN
+    if (o.vs) {
+        hook = onednn_hook_create(&vs_info);
+        if (!hook) {
+            errors = 1;
+            goto done;
+        }
+        hdr.vs = &vs_info;
+        env.hook = hook;
+        /* The ops oneDNN has too: forward (y, mean, variance) and backward (dx, dweight, dbias). */
+        env.op_mask = (1u << BENCH_OP_FORWARD) | (1u << BENCH_OP_BACKWARD);
+    }
+#endif
     report_header(stdout, &hdr);
 
     if (o.overhead) {
         errors += bench_overhead(&env, 64, 256, 10000);
         goto done;
     }
-    results = calloc((NUM_SHAPES + 1) * NUM_DTYPES * BENCH_NUM_OPS, sizeof *results);
+    results = calloc((NUM_SHAPES + 1) * NUM_DTYPES * BENCH_MAX_CASE_RESULTS, sizeof *results);
     if (!results) {
         fprintf(stderr, "clnorm-bench: out of host memory\n");
         errors = 1;
@@ -365,8 +462,13 @@ int main(int argc, char **argv)
     for (s = 0; s <= NUM_SHAPES; ++s) {
         /* Index NUM_SHAPES stands for the --shape one. */
         size_t rows = s < NUM_SHAPES ? SHAPES[s].rows : o.rows, cols = s < NUM_SHAPES ? SHAPES[s].cols : o.cols;
+        int headline = s < NUM_SHAPES ? SHAPES[s].headline : 1;
         if (s < NUM_SHAPES ? strcmp(SHAPES[s].set, o.set) != 0 : o.rows == 0)
             continue;
+        if (!headline && !extra_said) {
+            printf("# extra shapes (not in the headline table; \"headline\": false in the JSON)\n");
+            extra_said = 1;
+        }
         for (d = 0; d < NUM_DTYPES; ++d) {
             int n = 0, i;
             if (o.tune) {
@@ -375,7 +477,8 @@ int main(int argc, char **argv)
             }
             int outcome = bench_case_run(&env, rows, cols, DTYPES[d], results + nresults, &n, &cs);
             for (i = 0; i < n; ++i)
-                report_line(stdout, &results[nresults + i]);
+                results[nresults + i].headline = headline;
+            print_case(&hdr, results + nresults, n);
             nresults += n;
             if (outcome == BENCH_CASE_ERROR)
                 errors += 1;
@@ -404,6 +507,9 @@ done:
     free(platform);
     if (kernels_ok)
         bench_kernels_release(&kernels);
+#ifdef CLNORM_HAVE_ONEDNN
+    onednn_hook_release(hook);
+#endif
     clnorm_context_release(ctx);
     return errors || cs.failures ? 1 : 0;
 }

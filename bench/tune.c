@@ -70,13 +70,17 @@ static double time_candidate(const bench_env *env, tune_arg *a, const char *cand
     return med;
 }
 
+/* A buffer of at least bytes (rounded up to a whole number of copy granules, so that any shape's
+ * size can be filled with the 16-byte pattern and copied by the yardstick), filled. */
 static cl_mem filled(const bench_env *env, size_t bytes, clnorm_dtype dt, int *err)
 {
     /* a pattern with spread (a constant row would make rstd = 1/sqrt(eps)): 1, 2, 3, 4 */
     static const float f[4] = {1.0f, 2.0f, 3.0f, 4.0f};
     static const unsigned short h[8] = {0x3f80, 0x4000, 0x4040, 0x4080, 0x3f80, 0x4000, 0x4040, 0x4080};
     cl_int e;
-    cl_mem m = clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    cl_mem m;
+    bytes = (bytes + BENCH_COPY_GRANULE - 1) / BENCH_COPY_GRANULE * BENCH_COPY_GRANULE;
+    m = clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &e);
     if (e == CL_SUCCESS)
         e = clEnqueueFillBuffer(env->queue, m, dt == CLNORM_F32 ? (const void *)f : (const void *)h, 16, 0, bytes, 0,
                                 NULL, NULL);
@@ -90,36 +94,51 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
     const size_t es = dt == CLNORM_F32 ? 4 : 2, tbytes = rows * cols * es;
     int err = CL_SUCCESS;
     cl_mem x = filled(env, tbytes, dt, &err), y = filled(env, tbytes, dt, &err), dy = filled(env, tbytes, dt, &err),
-           dx = filled(env, tbytes, dt, &err), w = filled(env, (cols * es + 15) / 16 * 16, dt, &err),
-           b = filled(env, (cols * es + 15) / 16 * 16, dt, &err), m = filled(env, rows * 4 + 16, CLNORM_F32, &err),
-           r = filled(env, rows * 4 + 16, CLNORM_F32, &err), dw = filled(env, cols * 4 + 16, CLNORM_F32, &err),
-           db = filled(env, cols * 4 + 16, CLNORM_F32, &err);
+           dx = filled(env, tbytes, dt, &err), w = filled(env, cols * es, dt, &err), b = filled(env, cols * es, dt, &err),
+           m = filled(env, rows * 4, CLNORM_F32, &err), r = filled(env, rows * 4, CLNORM_F32, &err),
+           dw = filled(env, cols * 4, CLNORM_F32, &err), db = filled(env, cols * 4, CLNORM_F32, &err);
     int rc = 0;
     if (err != CL_SUCCESS || clFinish(env->queue) != CL_SUCCESS) {
         fprintf(stderr, "clnorm-bench --tune: %zux%zu: allocation failed (%s)\n", rows, cols, clnorm_status_string(err));
         rc = 1;
         goto out;
     }
-    /* the copy yardstick on the same bytes, timed the same way */
-    double copy_ms;
+    /* The copy yardstick on the same bytes, timed the same way: it copies whole granules (the
+     * buffers are rounded up to them), so its time is scaled down to the tensor's own bytes. */
+    double copy_ms = -1.0;
     {
         double *ms = calloc((size_t)env->reps, sizeof *ms);
-        size_t cb = tbytes / BENCH_COPY_GRANULE * BENCH_COPY_GRANULE;
-        cl_event ev = NULL;
-        for (int i = 0; i < env->reps; ++i) {
-            cl_event s = NULL;
-            bench_enqueue_stamp(env->queue, env->kernels, 0, NULL, &s);
-            bench_enqueue_copy(env->queue, env->kernels, x, y, cb, 0, NULL, &ev);
-            clWaitForEvents(1, &ev);
+        size_t cb = (tbytes + BENCH_COPY_GRANULE - 1) / BENCH_COPY_GRANULE * BENCH_COPY_GRANULE;
+        cl_int e = ms ? CL_SUCCESS : CLNORM_OUT_OF_HOST_MEMORY;
+        for (int i = 0; i < env->reps && e == CL_SUCCESS; ++i) {
+            cl_event s = NULL, ev = NULL;
             cl_ulong t0 = 0, t1 = 0;
-            clGetEventProfilingInfo(s, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
-            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-            ms[i] = (double)(t1 - t0) * 1e-6 * (double)tbytes / (double)cb;
-            clReleaseEvent(s);
-            clReleaseEvent(ev);
+            e = bench_enqueue_stamp(env->queue, env->kernels, 0, NULL, &s);
+            if (e == CL_SUCCESS)
+                e = bench_enqueue_copy(env->queue, env->kernels, x, y, cb, 0, NULL, &ev);
+            if (e == CL_SUCCESS)
+                e = clWaitForEvents(1, &ev);
+            if (e == CL_SUCCESS)
+                e = clGetEventProfilingInfo(s, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
+            if (e == CL_SUCCESS)
+                e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+            if (e == CL_SUCCESS)
+                ms[i] = (double)(t1 - t0) * 1e-6 * (double)tbytes / (double)cb;
+            if (s)
+                clReleaseEvent(s);
+            if (ev)
+                clReleaseEvent(ev);
         }
-        copy_ms = timing_median(ms, env->reps);
+        if (e == CL_SUCCESS)
+            copy_ms = timing_median(ms, env->reps);
         free(ms);
+        if (e != CL_SUCCESS) {
+            clFinish(env->queue);
+            fprintf(stderr, "clnorm-bench --tune: %zux%zu: copy yardstick failed (%s)\n", rows, cols,
+                clnorm_status_string(e));
+            rc = 1;
+            goto out;
+        }
     }
     tune_arg a = {NULL, 0, rows, cols, {x, 0, 0, dt}, {y, 0, 0, dt}, {dy, 0, 0, dt}, {dx, 0, 0, dt}, {w, 0, dt},
                   {b, 0, dt}, {m, 0, CLNORM_F32}, {r, 0, CLNORM_F32}, {dw, 0, CLNORM_F32}, {db, 0, CLNORM_F32}};
