@@ -25,19 +25,21 @@ static int event_time(cl_event ev, cl_profiling_info what, cl_ulong *t)
     return clGetEventProfilingInfo(ev, what, sizeof *t, t, NULL);
 }
 
-int timing_measure(cl_context context, cl_command_queue q, const bench_kernels *k, int reps, bench_rep_fn fn,
-    void *arg, double *ms)
+/* Each repetition: stamp, then fn_a (if any), then fn_b. ms_a = END(a) - END(stamp); ms_b = END(b) -
+ * END(a), or END(b) - END(stamp) without fn_a. */
+static int measure_seq(cl_context context, cl_command_queue q, const bench_kernels *k, int reps, bench_rep_fn fn_a,
+    void *arg_a, double *ms_a, bench_rep_fn fn_b, void *arg_b, double *ms_b)
 {
     cl_event *stamps = calloc((size_t)reps, sizeof *stamps);
+    cl_event *mids = calloc((size_t)reps, sizeof *mids);
     cl_event *lasts = calloc((size_t)reps, sizeof *lasts);
     cl_event gate = NULL;
     int st = CL_SUCCESS, i, queued = 0;
 
-    if (!stamps || !lasts) {
-        free(stamps);
-        free(lasts);
+    if (!stamps || !mids || !lasts) {
         fprintf(stderr, "clnorm-bench: out of host memory\n");
-        return CLNORM_OUT_OF_HOST_MEMORY;
+        st = CLNORM_OUT_OF_HOST_MEMORY;
+        goto done;
     }
     gate = clCreateUserEvent(context, &st);
     if (st != CL_SUCCESS) {
@@ -50,7 +52,11 @@ int timing_measure(cl_context context, cl_command_queue q, const bench_kernels *
             fprintf(stderr, "clnorm-bench: enqueue of the stamp kernel: %s\n", clnorm_status_string(st));
             break;
         }
-        st = fn(arg, &lasts[i]);
+        if (fn_a && (st = fn_a(arg_a, &mids[i])) != CL_SUCCESS) {
+            mids[i] = NULL;
+            break;
+        }
+        st = fn_b(arg_b, &lasts[i]);
         if (st != CL_SUCCESS) {
             lasts[i] = NULL;
             break;
@@ -67,33 +73,54 @@ int timing_measure(cl_context context, cl_command_queue q, const bench_kernels *
         }
     }
     for (i = 0; i < queued && st == CL_SUCCESS; ++i) {
-        cl_ulong t0 = 0, t1 = 0;
+        cl_ulong t0 = 0, tm = 0, t1 = 0;
         st = event_time(stamps[i], CL_PROFILING_COMMAND_END, &t0);
+        if (st == CL_SUCCESS && fn_a)
+            st = event_time(mids[i], CL_PROFILING_COMMAND_END, &tm);
         if (st == CL_SUCCESS)
             st = event_time(lasts[i], CL_PROFILING_COMMAND_END, &t1);
+        if (!fn_a)
+            tm = t0;
         if (st != CL_SUCCESS) {
             fprintf(stderr, "clnorm-bench: clGetEventProfilingInfo: %s (is profiling enabled on the queue?)\n",
                 clnorm_status_string(st));
-        } else if (t1 <= t0) {
-            fprintf(stderr, "clnorm-bench: the driver reported an end time (%llu) not after the stamp (%llu)\n",
-                (unsigned long long)t1, (unsigned long long)t0);
+        } else if (t1 <= tm || tm < t0 || (fn_a && tm == t0)) {
+            fprintf(stderr, "clnorm-bench: the driver reported end times out of order (%llu, %llu, %llu)\n",
+                (unsigned long long)t0, (unsigned long long)tm, (unsigned long long)t1);
             st = CL_PROFILING_INFO_NOT_AVAILABLE;
         } else {
-            ms[i] = (double)(t1 - t0) * 1e-6;
+            if (fn_a)
+                ms_a[i] = (double)(tm - t0) * 1e-6;
+            ms_b[i] = (double)(t1 - tm) * 1e-6;
         }
     }
 done:
     for (i = 0; i < reps; ++i) {
-        if (stamps[i])
+        if (stamps && stamps[i])
             clReleaseEvent(stamps[i]);
-        if (lasts[i])
+        if (mids && mids[i])
+            clReleaseEvent(mids[i]);
+        if (lasts && lasts[i])
             clReleaseEvent(lasts[i]);
     }
     if (gate)
         clReleaseEvent(gate);
     free(stamps);
+    free(mids);
     free(lasts);
     return st;
+}
+
+int timing_measure(cl_context context, cl_command_queue q, const bench_kernels *k, int reps, bench_rep_fn fn,
+    void *arg, double *ms)
+{
+    return measure_seq(context, q, k, reps, NULL, NULL, NULL, fn, arg, ms);
+}
+
+int timing_measure_pair(cl_context context, cl_command_queue q, const bench_kernels *k, int reps, bench_rep_fn fn_a,
+    void *arg_a, double *ms_a, bench_rep_fn fn_b, void *arg_b, double *ms_b)
+{
+    return measure_seq(context, q, k, reps, fn_a, arg_a, ms_a, fn_b, arg_b, ms_b);
 }
 
 static int cmp_double(const void *a, const void *b)

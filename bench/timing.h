@@ -25,6 +25,12 @@ int timing_warmup(cl_command_queue q, int n, bench_rep_fn fn, void *arg);
 int timing_measure(cl_context context, cl_command_queue q, const bench_kernels *k, int reps, bench_rep_fn fn,
     void *arg, double *ms);
 
+/* The same for a pair: each repetition runs fn_a then fn_b back to back after one stamp;
+ * ms_a[i] = END(a) - END(stamp), ms_b[i] = END(b) - END(a). Used to time an op right after the copy
+ * yardstick, so that each repetition gives a ratio of two neighbouring measurements. */
+int timing_measure_pair(cl_context context, cl_command_queue q, const bench_kernels *k, int reps, bench_rep_fn fn_a,
+    void *arg_a, double *ms_a, bench_rep_fn fn_b, void *arg_b, double *ms_b);
+
 /* Median of n values (sorts v). */
 double timing_median(double *v, int n);
 
