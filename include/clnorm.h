@@ -31,11 +31,15 @@
  *     when a context is created.
  *   - `CLNORM_TUNE`: overrides of the launch-parameter table for contexts created while it is set,
  *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
- *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), and for the forward (`fwd_`) and the backward
+ *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), `cvt` (NVIDIA sm_80+ bf16 rounding
+ *     instruction, 0 or 1), `contig` (the backward's groups take contiguous row ranges, 0 or 1),
+ *     `red_lanes` (dweight/dbias reduction lanes per column, a power of two up to 32), and for the
+ *     forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and
  *     `_target16` (vectors per item aimed at when deriving it, for 32-bit and all-16-bit data,
- *     1..64), `_tpr_max` (cap on derived items per row, 0 = the device's limit, else a power of two
- *     up to 1024), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
+ *     1..64; derived counts are powers of two up to 32, multiples of 32 above), `_tpr_max` (cap on
+ *     derived items per row, 0 = the device's limit, else a power of two up to 1024; the forward
+ *     goes past it when a row would not fit its register cache), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
  *     cache depth in vectors, 0 or a power of two up to 16); backward only: `bwd_nacc` (register
  *     dweight/dbias sums, 0 or a power of two up to 16) and `bwd_groups` (persistent work-groups
  *     per compute unit, 1..64). `clnorm-bench --tune` searches them; clnorm_launch_plan() shows

@@ -12,7 +12,8 @@
 #define MiB ((size_t)1 << 20)
 /* Figures behind the NVIDIA row: clnorm-bench --tune on the H200 (docs/PERFORMANCE.md), with each
  * kernel variant compiled for its one register-cache regime: the forward is fastest with 128-item
- * groups, up to 512 items per row and 2 vectors per item for fp32 (4 for 16-bit data); the backward
+ * groups, 4 vectors per item and up to 512 items per row (1024 when the row needs more than 8
+ * vectors per item); the backward
  * with 2 vectors per item so that x-hat and g stay in registers (x and dy read once), up to 512
  * items per row, 256-item groups and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
@@ -20,9 +21,9 @@ static const clnorm_device_params table[] = {
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU}
      *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU}  workspace cap */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false,
-     {0, 2, 4, 512, 128, 16, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
+     {0, 4, 4, 512, 128, 8, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false,
-     {0, 2, 4, 512, 128, 16, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
+     {0, 4, 4, 512, 128, 8, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there, and each group takes a contiguous
@@ -192,15 +193,23 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
     if (tpr == 0) {
-        const size_t target = max_elem == 2 ? op->target16 : op->target;
-        tpr = next_pow2((nv + target - 1) / target);
+        /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
+         * need one), a multiple of 32 above (so rows like 5120 or 12288 elements fill every item's
+         * vectors instead of leaving up to half the lanes idle), at most tpr_max... */
+        const size_t target = max_elem == 2 ? op->target16 : op->target, want = (nv + target - 1) / target;
+        tpr = want <= 32 ? next_pow2(want) : (want + 31) / 32 * 32;
         if (op->tpr_max && tpr > op->tpr_max)
             tpr = op->tpr_max;
+        /* ... unless that leaves the forward's row too long for the register cache: then up to the
+         * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
+        if (!backward && op->ncache)
+            while ((nv + tpr - 1) / tpr > op->ncache && tpr * 2 <= max_wg)
+                tpr *= 2;
     }
     if (tpr > max_wg)
         tpr = max_wg;
-    /* vectors per item; register arrays are sized exactly (a power of two, to bound variants) */
-    const size_t nc = next_pow2((nv + tpr - 1) / tpr);
+    /* vectors per item: the register arrays are sized exactly */
+    const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
     L.ncache = nc <= op->ncache ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
