@@ -229,7 +229,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     }
     /* Persistent grid for the backward: enough groups to fill the device, fewer when the fp32
      * partial sums (2 * groups * rpw * cols floats) would outgrow the workspace cap. */
-    size_t groups = (size_t)ctx->info.compute_units * op->groups_per_cu;
+    /* groups_per_cu counts groups of the table's size (op->wg items): wider or narrower groups (long
+     * rows, or items per row that do not divide wg) get proportionally fewer or more, so the items
+     * in flight per compute unit stay what was tuned (an H200 cannot hold 4 groups of 512). */
+    const size_t wg_items = (size_t)tpr * rpw;
+    size_t groups = ((size_t)ctx->info.compute_units * op->groups_per_cu * op->wg + wg_items - 1) / wg_items;
     /* per_group does not overflow in practice: a validated view of cols elements fits a device buffer */
     const size_t per_group = 2 * rpw * cols * sizeof(float);
     if (per_group > P->workspace_cap / groups)
