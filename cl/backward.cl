@@ -73,8 +73,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #else
     if (partials) {
         for (long k = lane; k < nv; k += TPR) {
-            STV(f32, pw, k * VEC, (floatv)0.0f);
-            STV(f32, pb, k * VEC, (floatv)0.0f);
+            STW(pw, k * VEC, (floatv)0.0f);
+            STW(pb, k * VEC, (floatv)0.0f);
         }
     }
 #endif
@@ -144,8 +144,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                         pg += g;
                         pgx += g * xhat;
                         if (partials) {
-                            STV(f32, pw, k * VEC, LDV(f32, pw, k * VEC) + d * xhat);
-                            STV(f32, pb, k * VEC, LDV(f32, pb, k * VEC) + d);
+                            STW(pw, k * VEC, LDW(pw, k * VEC) + d * xhat);
+                            STW(pb, k * VEC, LDW(pb, k * VEC) + d);
                         }
                     }
                     sg += pg;
@@ -199,15 +199,15 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                 for (int j = 0; j < NACC; ++j) {
                     const long k = lane + (long)j * TPR;
                     if (k < nv) {
-                        STV(f32, p0w, k * VEC, s == 0 ? dwa[j] : LDV(f32, p0w, k * VEC) + dwa[j]);
-                        STV(f32, p0b, k * VEC, s == 0 ? dba[j] : LDV(f32, p0b, k * VEC) + dba[j]);
+                        STW(p0w, k * VEC, s == 0 ? dwa[j] : LDW(p0w, k * VEC) + dwa[j]);
+                        STW(p0b, k * VEC, s == 0 ? dba[j] : LDW(p0b, k * VEC) + dba[j]);
                     }
                 }
 #else
                 if (s > 0) {
                     for (long k = lane; k < nv; k += TPR) {
-                        STV(f32, p0w, k * VEC, LDV(f32, p0w, k * VEC) + LDV(f32, pw, k * VEC));
-                        STV(f32, p0b, k * VEC, LDV(f32, p0b, k * VEC) + LDV(f32, pb, k * VEC));
+                        STW(p0w, k * VEC, LDW(p0w, k * VEC) + LDW(pw, k * VEC));
+                        STW(p0b, k * VEC, LDW(p0b, k * VEC) + LDW(pb, k * VEC));
                     }
                 }
 #endif

@@ -10,9 +10,14 @@
  *   NCACHE  vectors per work-item kept in registers, so a row that fits (cols <= TPR*VEC*NCACHE)
  *           is read from global memory once; 0 (CPU devices) streams the row from cache instead.
  *   T_<name> storage dtype of each tensor: f32, bf16 or f16.
+ *   LANE_PERM (CPUs, calls with 16-bit tensors): vectors hold their even elements first, then their
+ *           odd ones, in every tensor alike (see "permuted lanes" below).
  */
 #ifndef VEC
 #define VEC 1
+#endif
+#if defined(LANE_PERM) && defined(NV_CVT)
+#error "LANE_PERM and NV_CVT are exclusive"
 #endif
 #ifndef TPR
 #define TPR 1
@@ -73,6 +78,8 @@ inline void st1_f16(__global half *p, long i, float v) { vstore_half_rte(v, 0, p
  * 128-bit access everywhere). bf16 pairs are unpacked with shifts; fp16 goes through
  * vload_half/vstore_half_rte on a private copy, which compilers turn into register conversions. */
 #if VEC == 1
+#define ldw ld1_f32
+#define stw st1_f32
 #define ldv_f32 ld1_f32
 #define ldv_bf16 ld1_bf16
 #define ldv_f16 ld1_f16
@@ -91,8 +98,9 @@ typedef uint4 uinth;
 typedef uint8 uinth;
 #endif
 
-inline floatv ldv_f32(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
-inline void stv_f32(__global float *p, long i, floatv v) { *(__global floatv *)(p + i) = v; }
+/* raw vector access to fp32 data: the backward's workspace, which only our kernels read */
+inline floatv ldw(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
+inline void stw(__global float *p, long i, floatv v) { *(__global floatv *)(p + i) = v; }
 
 /* interleave even and odd elements back into one vector */
 #if VEC == 2
@@ -121,6 +129,9 @@ inline floatv interleave(float8 e, float8 o)
 #define as_uinth as_uint8
 #endif
 
+#ifndef LANE_PERM
+inline floatv ldv_f32(const __global float *p, long i) { return ldw(p, i); }
+inline void stv_f32(__global float *p, long i, floatv v) { stw(p, i, v); }
 inline floatv ldv_bf16(const __global ushort *p, long i)
 {
     const uinth u = *(const __global uinth *)(p + i);
@@ -131,6 +142,31 @@ inline floatv ldv_f16(const __global half *p, long i)
     const uinth u = *(const __global uinth *)(p + i);
     return CAT(vload_half, VEC)(0, (const __private half *)&u);
 }
+#else
+/* ---- permuted lanes (LANE_PERM) --------------------------------------------------------------
+ * A bf16 vector arrives as 32-bit words holding (even, odd) element pairs. Interleaving them back
+ * costs a cross-lane shuffle per vector, and a CPU (PoCL: AVX-512) pays it on every load and store.
+ * LayerNorm is elementwise apart from its row sums, whose order is ours to fix, so in this mode
+ * every tensor's vectors are held in the order (evens, odds): free for bf16, a shuffle for fp32
+ * and fp16 tensors, none for the workspace, which is stored permuted (reduce.cl knows, PERM_VEC). */
+inline floatv ldv_f32(const __global float *p, long i)
+{
+    const floatv v = ldw(p, i);
+    return (floatv)(v.even, v.odd);
+}
+inline void stv_f32(__global float *p, long i, floatv v) { stw(p, i, interleave(v.lo, v.hi)); }
+inline floatv ldv_bf16(const __global ushort *p, long i)
+{
+    const uinth u = *(const __global uinth *)(p + i);
+    return (floatv)(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u));
+}
+inline floatv ldv_f16(const __global half *p, long i)
+{
+    const uinth u = *(const __global uinth *)(p + i);
+    const floatv v = CAT(vload_half, VEC)(0, (const __private half *)&u);
+    return (floatv)(v.even, v.odd);
+}
+#endif
 
 /* fp32 bits -> bf16 bits in the low 16 bits of each word (RNE, NaN kept a quiet NaN) */
 inline uinth bf16_bits(uinth u, uinth nan_mask)
@@ -165,6 +201,16 @@ inline uint bf16x2(float lo, float hi)
             bf16x2(e.s4, o.s4), bf16x2(e.s5, o.s5), bf16x2(e.s6, o.s6), bf16x2(e.s7, o.s7))
 #endif
 inline void stv_bf16(__global ushort *p, long i, floatv v) { *(__global uinth *)(p + i) = BF16_PACK(v.even, v.odd); }
+#elif defined(LANE_PERM)
+/* evens in the low half, odds in the high half: round all lanes at once, then pack */
+typedef CAT(uint, VN) uintv;
+inline void stv_bf16(__global ushort *p, long i, floatv v)
+{
+    const uintv u = CAT(as_uint, VN)(v);
+    const uintv r = select((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16, (u >> 16) | (uintv)0x40u,
+                           CAT(as_uint, VN)(isnan(v)));
+    *(__global uinth *)(p + i) = r.lo | (r.hi << 16);
+}
 #else
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
@@ -176,12 +222,17 @@ inline void stv_bf16(__global ushort *p, long i, floatv v)
 inline void stv_f16(__global half *p, long i, floatv v)
 {
     uinth u;
+#ifdef LANE_PERM
+    v = interleave(v.lo, v.hi);
+#endif
     CAT(CAT(vstore_half, VEC), _rte)(v, 0, (__private half *)&u);
     *(__global uinth *)(p + i) = u;
 }
 #endif
 #define LDV(t, p, i) CAT(ldv_, t)(p, i)
 #define STV(t, p, i, v) CAT(stv_, t)(p, i, v)
+#define LDW(p, i) ldw(p, i)
+#define STW(p, i, v) stw(p, i, v)
 
 /* ---- horizontal sum of a vector, in a fixed (pairwise) order -------------------------------- */
 inline float hsum2(float2 v) { return v.s0 + v.s1; }

@@ -3,7 +3,8 @@
  * host: as many as the device's work-group size allows, up to 32); lane l sums the partial rows
  * l, l + RL, l + 2RL, ... in order, then lane 0 adds the RL lane sums in order.
  * The order is fixed, so the result is bitwise the same from run to run. P == 0 (rows == 0)
- * writes zeros. Needs common.cl. */
+ * writes zeros. PERM_VEC: the partial rows are stored in permuted-lane order (common.cl, LANE_PERM)
+ * in vectors of PERM_VEC. Needs common.cl. */
 #ifndef T_DW
 #define T_DW f32
 #endif
@@ -32,7 +33,13 @@ void clnorm_reduce(const ulong cols, const ulong nparts, const ulong pstride, co
     const ulong c = (ulong)get_group_id(0) * RC + lc;
     float2 s = 0.0f;
     if (c < cols) {
-        const __global float *pw = part + c, *pb = part + dbias_row * cols + c;
+#ifdef PERM_VEC
+        /* the backward ran with permuted lanes: column c sits at its lane's place in its vector */
+        const ulong e = c % PERM_VEC, pos = c - e + (e % 2 ? PERM_VEC / 2 : 0) + e / 2;
+#else
+        const ulong pos = c;
+#endif
+        const __global float *pw = part + pos, *pb = part + dbias_row * cols + pos;
         const ulong step = RL * pstride * cols; /* from one of this lane's rows to the next */
         ulong p = ll, o = ll * pstride * cols;
         /* Four rows' loads are issued before their adds (a latency-bound loop otherwise); the

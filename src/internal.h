@@ -51,6 +51,7 @@ typedef struct clnorm_device_params {
     bool nv_cvt;            /* fp32 -> bf16 pairs with inline-PTX cvt.rn.bf16x2 (NVIDIA, sm_80 and newer) */
     unsigned red_lanes;     /* dweight/dbias reduction: lanes per column (power of two, <= 32) */
     bool contig_rows;       /* backward: each group takes one contiguous range of rows (CPUs) */
+    bool lane_perm;         /* calls with 16-bit tensors run in permuted-lane order (CPUs) */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
 } clnorm_device_params;

@@ -49,11 +49,24 @@ static size_t max4(size_t a, size_t b, size_t c, size_t d)
     return m > d ? m : d;
 }
 
-static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L)
+/* Whether a call's kernel runs in permuted-lane order (common.cl, LANE_PERM): on devices whose
+ * table row asks for it, for calls with 16-bit tensors and vector access. */
+static bool lane_perm(const clnorm_context *ctx, const clnorm_launch *L, const clnorm_view *const *v, size_t n)
+{
+    if (!ctx->params->lane_perm || L->vec < 2)
+        return false;
+    for (size_t i = 0; i < n; ++i)
+        if (v[i]->present && clnorm__dtype_size(v[i]->dtype) == 2)
+            return true;
+    return false;
+}
+
+static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm)
 {
     const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8;
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s%s", L->vec, L->tpr, L->rpw,
-             L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "");
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s%s%s", L->vec, L->tpr, L->rpw,
+             L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "",
+             perm ? " -DLANE_PERM" : "");
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -139,8 +152,9 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     clnorm_launch L = clnorm__plan(ctx, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
     if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
-    char shape[128], options[1024];
-    shape_options(ctx, shape, sizeof shape, &L);
+    char shape[160], options[1024];
+    const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
+    shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4));
     snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),
              token(&vw), token(&vb), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
@@ -280,8 +294,13 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
                             (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
     const clnorm_launch L = clnorm__plan(ctx, true, rows, cols, align_or, me);
-    char shape[128], options[1024];
-    shape_options(ctx, shape, sizeof shape, &L);
+    char shape[160], options[1024];
+    const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
+    const bool perm = lane_perm(ctx, &L, bwd_views, 5);
+    shape_options(ctx, shape, sizeof shape, &L, perm);
+    if (perm) /* the workspace holds the partial rows in permuted-lane order */
+        snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DRL=%zu -DPERM_VEC=%u -DT_DW=%s -DT_DB=%s %s", rl,
+                 L.vec, token(&vdw), token(&vdb), ctx->user_options ? ctx->user_options : "");
     snprintf(options, sizeof options, "%s%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
              ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");
