@@ -231,9 +231,15 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
      * partial sums (2 * groups * rpw * cols floats) would outgrow the workspace cap. */
     /* groups_per_cu counts groups of the table's size (op->wg items): wider or narrower groups (long
      * rows, or items per row that do not divide wg) get proportionally fewer or more, so the items
-     * in flight per compute unit stay what was tuned (an H200 cannot hold 4 groups of 512). */
+     * in flight per compute unit stay what was tuned (an H200 cannot hold 4 groups of 512). Rounded
+     * down to whole groups per compute unit: a persistent grid larger than what the device holds at
+     * once runs its last groups in a second wave (cols 768 on the H200: 5.33 groups of 192 items per
+     * compute unit gave 0.58 of the copy, 4 gave 0.75). */
     const size_t wg_items = (size_t)tpr * rpw;
-    size_t groups = ((size_t)ctx->info.compute_units * op->groups_per_cu * op->wg + wg_items - 1) / wg_items;
+    size_t per_cu = (size_t)op->groups_per_cu * op->wg / wg_items;
+    if (per_cu < 1)
+        per_cu = 1;
+    size_t groups = (size_t)ctx->info.compute_units * per_cu;
     /* per_group does not overflow in practice: a validated view of cols elements fits a device buffer */
     const size_t per_group = 2 * rpw * cols * sizeof(float);
     if (per_group > P->workspace_cap / groups)
