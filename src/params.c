@@ -194,10 +194,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     size_t tpr = op->tpr;
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
-         * need one), a multiple of 32 above (so rows like 5120 or 12288 elements fill every item's
-         * vectors instead of leaving up to half the lanes idle), at most tpr_max... */
+         * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
+         * elements fill every item's vectors: 0.73 -> 0.97 of the copy at 5120 on the H200), for the
+         * backward a power of two (96 items per row at cols 768 gave 0.56 against 0.83 with 128);
+         * at most tpr_max... */
         const size_t target = max_elem == 2 ? op->target16 : op->target, want = (nv + target - 1) / target;
-        tpr = want <= 32 ? next_pow2(want) : (want + 31) / 32 * 32;
+        tpr = want <= 32 || backward ? next_pow2(want) : (want + 31) / 32 * 32;
         if (op->tpr_max && tpr > op->tpr_max)
             tpr = op->tpr_max;
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
