@@ -66,11 +66,19 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #else
             {
                 for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sum: error ~ CHUNK + n/CHUNK */
-                    floatv part = 0.0f;
+                    floatv p0 = 0.0f, p1 = 0.0f, p2 = 0.0f, p3 = 0.0f;
                     const long k1 = min(nv, k0 + CHUNK * TPR);
-                    for (long k = k0; k < k1; k += TPR)
-                        part += LDV(T_X, xr, k * VEC) - shift;
-                    acc += part;
+                    long k = k0;
+                    /* four independent sums: one chain of dependent adds was the CPU's limit */
+                    for (; k + 3 * TPR < k1; k += 4 * TPR) {
+                        p0 += LDV(T_X, xr, k * VEC) - shift;
+                        p1 += LDV(T_X, xr, (k + TPR) * VEC) - shift;
+                        p2 += LDV(T_X, xr, (k + 2 * TPR) * VEC) - shift;
+                        p3 += LDV(T_X, xr, (k + 3 * TPR) * VEC) - shift;
+                    }
+                    for (; k < k1; k += TPR)
+                        p0 += LDV(T_X, xr, k * VEC) - shift;
+                    acc += (p0 + p1) + (p2 + p3);
                 }
             }
 #endif
@@ -90,13 +98,24 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #else
             {
                 for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) {
-                    floatv part = 0.0f;
+                    floatv p0 = 0.0f, p1 = 0.0f, p2 = 0.0f, p3 = 0.0f;
                     const long k1 = min(nv, k0 + CHUNK * TPR);
-                    for (long k = k0; k < k1; k += TPR) {
-                        const floatv d = (LDV(T_X, xr, k * VEC) - shift) - dmean;
-                        part += d * d;
+                    long k = k0;
+                    for (; k + 3 * TPR < k1; k += 4 * TPR) {
+                        const floatv d0 = (LDV(T_X, xr, k * VEC) - shift) - dmean;
+                        const floatv d1 = (LDV(T_X, xr, (k + TPR) * VEC) - shift) - dmean;
+                        const floatv d2 = (LDV(T_X, xr, (k + 2 * TPR) * VEC) - shift) - dmean;
+                        const floatv d3 = (LDV(T_X, xr, (k + 3 * TPR) * VEC) - shift) - dmean;
+                        p0 += d0 * d0;
+                        p1 += d1 * d1;
+                        p2 += d2 * d2;
+                        p3 += d3 * d3;
                     }
-                    acc += part;
+                    for (; k < k1; k += TPR) {
+                        const floatv d = (LDV(T_X, xr, k * VEC) - shift) - dmean;
+                        p0 += d * d;
+                    }
+                    acc += (p0 + p1) + (p2 + p3);
                 }
             }
 #endif
