@@ -219,8 +219,10 @@ CLNORM_API clnorm_status clnorm_select_device(const char *device_spec, cl_platfo
 
 /** Creates a context on the caller's queue (and its cl_context and device).
  * The queue and its cl_context are retained here and released by clnorm_context_release(); nothing
- * the library did not retain is released. The queue may be in-order or out-of-order: the commands
- * of one call are chained by events.
+ * the library did not retain is released. The queue may be in-order or out-of-order: on an
+ * out-of-order queue the commands of one call, and calls sharing the backward's workspace, are
+ * chained by events; on an in-order queue the queue orders them and no event is created unless
+ * the caller asks for one.
  * @param queue a valid command queue.
  * @param[out] ctx receives the context, or NULL on failure.
  * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (queue or ctx NULL); OpenCL's error when the queue or
@@ -302,7 +304,8 @@ CLNORM_API clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t r
  * dx's dtype. `dweight = sum_rows(dy * xhat)` and `dbias = sum_rows(dy)` are written when given
  * (also when weight is NULL), reduced in a fixed order: bitwise identical from run to run on one
  * device. The fp32 partial sums live in a workspace owned by the context (grown on need, never
- * shrunk); two calls using it never overlap on the device.
+ * shrunk, never larger than the device's largest buffer: a call that would need more fails with
+ * CL_INVALID_BUFFER_SIZE); two calls using it never overlap on the device.
  * @param ctx the context (required).
  * @param rows rows of the matrices; 0 writes zeros to dweight/dbias (a marker when neither is given).
  * @param cols elements per row, >= 1.
