@@ -5,10 +5,13 @@
  *   VEC     elements per vector load/store (1, 2, 4, 8, 16); the host guarantees that cols, every
  *           offset and every row stride of the vectorised tensors are multiples of VEC, so vector
  *           accesses are naturally aligned.
- *   TPR     work-items per row (power of two); the row's statistics are reduced over them.
+ *   TPR     work-items per row: a power of two up to 32, a multiple of 32 above (the in-warp
+ *           butterflies and the two-level local sums need that); the row's statistics are reduced
+ *           over them.
  *   RPW     rows per work-group (row slots); the work-group size is TPR * RPW.
- *   NCACHE  vectors per work-item kept in registers, so a row that fits (cols <= TPR*VEC*NCACHE)
- *           is read from global memory once; 0 (CPU devices) streams the row from cache instead.
+ *   NCACHE  vectors per work-item kept in registers: the host guarantees cols <= TPR*VEC*NCACHE,
+ *           and the row is read from global memory once; 0 (long rows, CPU devices) streams the
+ *           row from cache instead.
  *   T_<name> storage dtype of each tensor: f32, bf16 or f16.
  *   LANE_PERM (CPUs, calls with 16-bit tensors): vectors hold their even elements first, then their
  *           odd ones, in every tensor alike (see "permuted lanes" below).

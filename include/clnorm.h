@@ -32,12 +32,15 @@
  *   - `CLNORM_TUNE`: overrides of the launch-parameter table for contexts created while it is set,
  *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
  *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), `cvt` (NVIDIA sm_80+ bf16 rounding
- *     instruction, 0 or 1), `contig` (the backward's groups take contiguous row ranges, 0 or 1),
- *     `red_lanes` (dweight/dbias reduction lanes per column, a power of two up to 32), and for the
- *     forward (`fwd_`) and the backward
+ *     instruction, 0 or 1; off in calls with permuted lanes), `contig` (the backward's groups take
+ *     contiguous row ranges, 0 or 1), `pair` (with `contig`, one item per row and streamed rows:
+ *     the backward takes two rows per pass, 0 or 1), `perm` (calls with 16-bit tensors run in
+ *     permuted-lane order, 0 or 1), `red_lanes` (dweight/dbias reduction lanes per column, a power
+ *     of two up to 32), and for the forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and
  *     `_target16` (vectors per item aimed at when deriving it, for 32-bit and all-16-bit data,
- *     1..64; derived counts are powers of two up to 32, multiples of 32 above), `_tpr_max` (cap on
+ *     1..64; derived counts are powers of two up to 32, above that multiples of 32 for the forward
+ *     and powers of two for the backward), `_tpr_max` (cap on
  *     derived items per row, 0 = the device's limit, else a power of two up to 1024; the forward
  *     goes past it when a row would not fit its register cache), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
  *     cache depth in vectors, 0 or a power of two up to 16); backward only: `bwd_nacc` (register
@@ -363,8 +366,8 @@ typedef struct clnorm_launch_info {
  * `CLNORM_DEVICE_CLASS` and `CLNORM_TUNE` as they were when it was created. The shape depends on
  * the widest element among the tensors of the call: for a mix (e.g. bf16 activations with fp32
  * weight) pass the widest type (CLNORM_F32). Offsets and strides that are not multiples of the
- * vector width give a narrower vector in a real call. The backward's dweight/dbias reduction, a
- * separate kernel of fixed shape, is not described.
+ * vector width give a narrower vector in a real call. The backward's dweight/dbias reduction (a
+ * separate kernel: 32 columns x the table's lanes per work-group) is not described.
  * @param ctx the context.
  * @param backward 0 for the forward, nonzero for the backward's dx kernel.
  * @param rows rows of the call.

@@ -63,7 +63,9 @@ static bool lane_perm(const clnorm_context *ctx, const clnorm_launch *L, const c
 
 static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm)
 {
-    const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8;
+    /* NV_CVT packs (even, odd) pairs in natural order: not with permuted lanes (CLNORM_TUNE perm=1 on
+     * NVIDIA), where the portable store is used */
+    const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8 && !perm;
     snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s%s%s", L->vec, L->tpr, L->rpw,
              L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "",
              perm ? " -DLANE_PERM" : "");

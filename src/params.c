@@ -245,8 +245,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     size_t groups = (size_t)ctx->info.compute_units * per_cu;
     /* per_group does not overflow in practice: a validated view of cols elements fits a device buffer */
     const size_t per_group = 2 * rpw * cols * sizeof(float);
-    if (per_group > P->workspace_cap / groups)
-        groups = P->workspace_cap / per_group;
+    const size_t cap = ctx->info.max_alloc && ctx->info.max_alloc < P->workspace_cap ? (size_t)ctx->info.max_alloc
+                                                                                      : P->workspace_cap;
+    if (per_group > cap / groups)
+        groups = cap / per_group;
     if (groups > blocks)
         groups = blocks;
     if (groups < 1)

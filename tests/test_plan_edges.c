@@ -1,0 +1,61 @@
+/* Launch-plan edges and dtype mixes the table-driven sweeps do not reach:
+ *  - fp32 activations with 16-bit weight/bias (on CPUs the permuted-lane mode then stores fp32
+ *    y and dx through its interleave);
+ *  - row lengths where the plan changes shape: 5001 and 6000 elements (items per row a multiple
+ *    of 32 but not a power of two, several vectors per item), 20000 (the forward grows past
+ *    tpr_max to keep the row in its register cache), 1000 and 4096 for reference;
+ *  - an odd row count (37), so the CPU backward's two-rows-per-pass path has a last single row.
+ * Run with the CPU table row, with CLNORM_DEVICE_CLASS=gpu, and with the GPU row plus the CPU
+ * modes forced on (CLNORM_TUNE=perm=1,contig=1: permuted lanes with register caches, several rows
+ * per group and barriers) by CTest. */
+#include "harness.h"
+#include "problem.h"
+
+#include <check.h>
+
+static const size_t cols_list[] = {64, 1000, 4096, 5001, 6000, 20000};
+#define NCOLS (sizeof cols_list / sizeof cols_list[0])
+
+static clnorm_dtype par_dtype(int i) { return i / (int)NCOLS == 0 ? CLNORM_BF16 : CLNORM_F16; }
+
+START_TEST(forward_f32_activations_16bit_params)
+{
+    case_cfg c = case_basic(37, cols_list[_i % NCOLS], CLNORM_F32, par_dtype(_i), AFF_WB, LAY_PAD_ALIGNED,
+                            0xabc0u + (uint64_t)_i);
+    c.stats = STATS_BOTH;
+    run_forward_case(test_context(), &c);
+}
+END_TEST
+
+START_TEST(backward_f32_activations_16bit_params)
+{
+    case_cfg c = case_basic(37, cols_list[_i % NCOLS], CLNORM_F32, par_dtype(_i), AFF_WB, LAY_PAD_ALIGNED,
+                            0xabd0u + (uint64_t)_i);
+    c.residual = RES_SEPARATE;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
+START_TEST(bf16_plan_edges)
+{
+    case_cfg c = case_basic(37, cols_list[_i % NCOLS], CLNORM_BF16, CLNORM_BF16, AFF_WB, LAY_DENSE,
+                            0xabe0u + (uint64_t)_i);
+    c.residual = _i / (int)NCOLS ? RES_INPLACE : RES_NONE;
+    if (_i / (int)NCOLS)
+        run_backward_case(test_context(), &c);
+    else
+        run_forward_case(test_context(), &c);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("plan_edges");
+    TCase *tc = tcase_create("plan_edges");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, forward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
+    tcase_add_loop_test(tc, backward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
+    tcase_add_loop_test(tc, bf16_plan_edges, 0, 2 * (int)NCOLS);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
