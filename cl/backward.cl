@@ -88,71 +88,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
     /* CPUs: each group takes one contiguous range of row blocks, so a thread streams through
      * memory in order (the hardware prefetchers follow it) */
     const ulong ng = get_num_groups(0), g = get_group_id(0), per = nblocks / ng, extra = nblocks % ng;
-    ulong b0 = g * per + min(g, extra);
-    const ulong b1 = b0 + per + (g < extra ? 1 : 0);
-#ifdef PAIR_ROWS
-    /* CPUs (one item per row, one row per group, streamed rows): two rows per pass share the
-     * weight loads and one read-modify-write of the partial rows; an odd last row goes through
-     * the loop below. No barrier here: row_sum2 over one item is the value itself. */
-#if TPR != 1 || RPW != 1 || NACC > 0
-#error "PAIR_ROWS needs TPR == 1, RPW == 1 and the streaming regime"
-#endif
-    for (; b0 + 1 < b1; b0 += 2) {
-        const __global STORAGE(T_X) *xa = x + x_off + b0 * x_ld, *xb = xa + x_ld;
-        const __global STORAGE(T_DY) *dya = dy + dy_off + b0 * dy_ld, *dyb = dya + dy_ld;
-        const float mua = mean[mean_off + b0], rsa = rstd[rstd_off + b0];
-        const float mub = mean[mean_off + b0 + 1], rsb = rstd[rstd_off + b0 + 1];
-        floatv sga = 0.0f, sgxa = 0.0f, sgb = 0.0f, sgxb = 0.0f;
-        for (long k0 = 0; k0 < nv; k0 += CHUNK) { /* blocked sums, as in forward.cl */
-            floatv pga = 0.0f, pgxa = 0.0f, pgb = 0.0f, pgxb = 0.0f;
-            const long k1 = min(nv, k0 + CHUNK);
-            for (long k = k0; k < k1; ++k) {
-                const floatv da = LDV(T_DY, dya, k * VEC), db = LDV(T_DY, dyb, k * VEC);
-                const floatv xha = (LDV(T_X, xa, k * VEC) - mua) * rsa, xhb = (LDV(T_X, xb, k * VEC) - mub) * rsb;
-                floatv ga = da, gb = db;
-                if (has_w) {
-                    const floatv wv = LDV(T_W, wr, k * VEC);
-                    ga *= wv;
-                    gb *= wv;
-                }
-                pga += ga;
-                pgxa += ga * xha;
-                pgb += gb;
-                pgxb += gb * xhb;
-                if (partials) {
-                    STW(pw, k * VEC, LDW(pw, k * VEC) + (da * xha + db * xhb));
-                    STW(pb, k * VEC, LDW(pb, k * VEC) + (da + db));
-                }
-            }
-            sga += pga;
-            sgxa += pgxa;
-            sgb += pgb;
-            sgxb += pgxb;
-        }
-        const float aa = hsumv(sga) / (float)cols, ca = hsumv(sgxa) / (float)cols;
-        const float ab = hsumv(sgb) / (float)cols, cb = hsumv(sgxb) / (float)cols;
-        const __global STORAGE(T_DR) *dra = dr + dr_off + b0 * dr_ld, *drb = dra + dr_ld;
-        __global STORAGE(T_DX) *dxa = dx + dx_off + b0 * dx_ld, *dxb = dxa + dx_ld;
-        /* dx may be dres (in place): each element is read and written by the same item */
-        for (long k = 0; k < nv; ++k) {
-            const floatv da = LDV(T_DY, dya, k * VEC), db = LDV(T_DY, dyb, k * VEC);
-            const floatv xha = (LDV(T_X, xa, k * VEC) - mua) * rsa, xhb = (LDV(T_X, xb, k * VEC) - mub) * rsb;
-            floatv ga = da, gb = db;
-            if (has_w) {
-                const floatv wv = LDV(T_W, wr, k * VEC);
-                ga *= wv;
-                gb *= wv;
-            }
-            floatv va = rsa * (ga - aa - xha * ca), vb = rsb * (gb - ab - xhb * cb);
-            if (flags & BWD_DRES) {
-                va += LDV(T_DR, dra, k * VEC);
-                vb += LDV(T_DR, drb, k * VEC);
-            }
-            STV(T_DX, dxa, k * VEC, va);
-            STV(T_DX, dxb, k * VEC, vb);
-        }
-    }
-#endif
+    const ulong b0 = g * per + min(g, extra), b1 = b0 + per + (g < extra ? 1 : 0);
     for (ulong blk = b0; blk < b1; ++blk) {
 #else
     for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {

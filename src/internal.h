@@ -52,7 +52,6 @@ typedef struct clnorm_device_params {
     unsigned red_lanes;     /* dweight/dbias reduction: lanes per column (power of two, <= 32) */
     bool contig_rows;       /* backward: each group takes one contiguous range of rows (CPUs) */
     bool lane_perm;         /* calls with 16-bit tensors run in permuted-lane order (CPUs) */
-    bool pair_rows;         /* backward, one item per row and contiguous rows: two rows per pass (CPUs) */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
 } clnorm_device_params;

@@ -303,11 +303,9 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DRL=%zu -DPERM_VEC=%u -DT_DW=%s -DT_DB=%s %s", rl,
                  L.vec, token(&vdw), token(&vdb), ctx->user_options ? ctx->user_options : "");
-    const bool pair = ctx->params->contig_rows && ctx->params->pair_rows && L.tpr == 1 && L.rpw == 1 &&
-                      L.ncache == 0 && L.nacc == 0;
-    snprintf(options, sizeof options, "%s%s%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", pair ? " -DPAIR_ROWS" : "", token(&vdy), token(&vx),
-             token(&vw), token(&vdr), token(&vdx), ctx->user_options ? ctx->user_options : "");
+    snprintf(options, sizeof options, "%s%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", token(&vdy), token(&vx), token(&vw), token(&vdr),
+             token(&vdx), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0) | (partials ? BWD_PARTIALS : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
     const size_t nparts = L.groups * L.rpw;

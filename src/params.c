@@ -17,20 +17,20 @@
  * with 2 vectors per item so that x-hat and g stay in registers (x and dy read once), up to 512
  * items per row, 256-item groups and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
-    /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation row-pairs
+    /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU}
      *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU}  workspace cap */
-    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false, false,
+    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
-    {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false, false,
+    {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there, and each group takes a contiguous
      * range of rows (hardware prefetch: 0.47-0.67 -> 0.91-0.95 of the copy for fp32 at cols 1024). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, true, true, {1, 1, 1, 0, 8, 0, 0, 0}, {1, 1, 1, 0, 1, 0, 0, 4},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, true, {1, 1, 1, 0, 8, 0, 0, 0}, {1, 1, 1, 0, 1, 0, 0, 4},
      64 * MiB},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, false, {0, 4, 4, 256, 128, 4, 0, 0}, {0, 2, 2, 256, 128, 2, 2, 4},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0}, {0, 2, 2, 256, 128, 2, 2, 4},
      64 * MiB},
 };
 
@@ -99,8 +99,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         s += n;
         bool found = false;
         bool *flag = !strcmp(key, "shfl") ? &p->nv_shfl : !strcmp(key, "cvt") ? &p->nv_cvt
-                     : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm
-                     : !strcmp(key, "pair") ? &p->pair_rows : NULL;
+                     : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm : NULL;
         if (flag) {
             if (v > 1)
                 return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s=%lu: expected 0 or 1", key, v);
