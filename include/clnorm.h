@@ -33,8 +33,7 @@
  *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
  *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), `cvt` (NVIDIA sm_80+ bf16 rounding
  *     instruction, 0 or 1; off in calls with permuted lanes), `contig` (the backward's groups take
- *     contiguous row ranges, 0 or 1), `pair` (with `contig`, one item per row and streamed rows:
- *     the backward takes two rows per pass, 0 or 1), `perm` (calls with 16-bit tensors run in
+ *     contiguous row ranges, 0 or 1), `perm` (calls with 16-bit tensors run in
  *     permuted-lane order, 0 or 1), `red_lanes` (dweight/dbias reduction lanes per column, a power
  *     of two up to 32), and for the forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and

@@ -4,7 +4,7 @@
  *  - row lengths where the plan changes shape: 5001 and 6000 elements (items per row a multiple
  *    of 32 but not a power of two, several vectors per item), 20000 (the forward grows past
  *    tpr_max to keep the row in its register cache), 1000 and 4096 for reference;
- *  - an odd row count (37), so the CPU backward's two-rows-per-pass path has a last single row.
+ *  - an odd row count (37), so row blocks and persistent groups do not divide evenly.
  * Run with the CPU table row, with CLNORM_DEVICE_CLASS=gpu, and with the GPU row plus the CPU
  * modes forced on (CLNORM_TUNE=perm=1,contig=1: permuted lanes with register caches, several rows
  * per group and barriers) by CTest. */
