@@ -300,25 +300,14 @@ static int check_forward(bench_case *bc, check_stats *cs)
     st = read_buffer(bc, bc->mean, 0, bc->rows * sizeof(float), bc->hmean);
     if (st == CL_SUCCESS)
         st = read_buffer(bc, bc->rstd, 0, bc->rows * sizeof(float), bc->hrstd);
+    snprintf(label, sizeof label, "forward %s", bc->name);
     for (i = 0; i < bc->nsample && st == CL_SUCCESS; ++i) {
-        size_t r = bc->sample[i], c;
-        double m, s, scale, xmax = 0.0, got;
+        const size_t r = bc->sample[i];
         dtype_load_row(bc->dt, bc->hx, r * bc->cols, bc->cols, bc->r_x);
-        ref_forward_row(bc->cols, BENCH_EPS, bc->r_x, bc->wd, bc->bd, bc->r_ref, &m, &s, &scale);
         st = read_row(bc, bc->y, r);
-        if (st != CL_SUCCESS)
-            break;
-        snprintf(label, sizeof label, "forward %s y", bc->name);
-        check_values(cs, label, r, bc->dt, bc->cols, bc->r_got, bc->r_ref, NULL, CHECK_STORE_ULPS, 0.0,
-            CHECK_MATH_REL * scale);
-        for (c = 0; c < bc->cols; ++c)
-            xmax = fmax(xmax, fabs(bc->r_x[c]));
-        got = bc->hmean[r];
-        snprintf(label, sizeof label, "forward %s mean", bc->name);
-        check_values(cs, label, r, CLNORM_F32, 1, &got, &m, NULL, CHECK_STORE_ULPS, 0.0, CHECK_MATH_REL * xmax);
-        got = bc->hrstd[r];
-        snprintf(label, sizeof label, "forward %s rstd", bc->name);
-        check_values(cs, label, r, CLNORM_F32, 1, &got, &s, NULL, CHECK_STORE_ULPS, 0.0, CHECK_MATH_REL * s);
+        if (st == CL_SUCCESS)
+            check_forward_row(cs, label, r, bc->dt, bc->cols, BENCH_EPS, bc->r_x, bc->wd, bc->bd, bc->r_got,
+                bc->hmean[r], bc->hrstd[r], bc->r_ref);
     }
     return st;
 }
@@ -454,38 +443,6 @@ static int poison_outputs(bench_case *bc, int forward)
     return st;
 }
 
-/* Warm-up then timed repetitions; returns the median in ms through *median_ms. */
-static int measure(bench_case *bc, bench_rep_fn fn, int read_params_after_warmup, double *median_ms)
-{
-    const bench_env *env = bc->env;
-    double *ms = malloc((size_t)env->reps * sizeof *ms);
-    int st;
-    if (!ms) {
-        fprintf(stderr, "clnorm-bench: out of host memory\n");
-        return CLNORM_OUT_OF_HOST_MEMORY;
-    }
-    st = timing_warmup(env->queue, env->warmup, fn, bc);
-    if (st == CL_SUCCESS && read_params_after_warmup) {
-        st = read_buffer(bc, bc->dw, 0, bc->cols * sizeof(float), bc->dw_warm);
-        if (st == CL_SUCCESS)
-            st = read_buffer(bc, bc->db, 0, bc->cols * sizeof(float), bc->db_warm);
-    }
-    if (st == CL_SUCCESS)
-        st = timing_measure(env->context, env->queue, env->kernels, env->reps, fn, bc, ms);
-    if (st == CL_SUCCESS) {
-        if (env->verbose) {
-            int i;
-            fprintf(stderr, "  %-12s %s ms:", bc->op, bc->name);
-            for (i = 0; i < env->reps; ++i)
-                fprintf(stderr, " %.3f", ms[i]);
-            fprintf(stderr, "\n");
-        }
-        *median_ms = timing_median(ms, env->reps);
-    }
-    free(ms);
-    return st;
-}
-
 /* An op timed right after the copy yardstick in every repetition (timing_measure_pair): the
  * fraction is the median over repetitions of (op GB/s) / (copy GB/s of the same repetition), so a
  * machine whose bandwidth drifts between repetitions (shared hosts) still gives a fair ratio. */
@@ -499,7 +456,9 @@ static int measure_op(bench_case *bc, const op_desc *op, double *median_ms, doub
         return CLNORM_OUT_OF_HOST_MEMORY;
     }
     double *cms = ms + env->reps, *f = cms + env->reps;
-    st = timing_warmup(env->queue, env->warmup, op->rep, bc);
+    st = timing_warmup(env->queue, env->warmup, rep_copy, bc);
+    if (st == CL_SUCCESS)
+        st = timing_warmup(env->queue, env->warmup, op->rep, bc);
     if (st == CL_SUCCESS && op->params) {
         st = read_buffer(bc, bc->dw, 0, bc->cols * sizeof(float), bc->dw_warm);
         if (st == CL_SUCCESS)
@@ -528,8 +487,8 @@ int bench_case_run(const bench_env *env, size_t rows, size_t cols, clnorm_dtype 
     check_stats *cs)
 {
     bench_case bc;
-    double copy_ms = 0.0, copy_gbps;
-    int st, i, outcome = BENCH_CASE_OK;
+    double copies[BENCH_NUM_OPS]; /* each op's paired copy figure */
+    int st, i, ncopies = 0, outcome = BENCH_CASE_OK;
 
     memset(&bc, 0, sizeof bc);
     *nres = 0;
@@ -563,12 +522,6 @@ int bench_case_run(const bench_env *env, size_t rows, size_t cols, clnorm_dtype 
     fill_inputs(&bc, bc.dw_got); /* dw_got is free until the first backward: cols floats */
     st = create_device(&bc);
 
-    /* The yardstick: a float4 copy over one tensor's bytes, read + write counted. */
-    if (st == CL_SUCCESS) {
-        bc.op = "copy";
-        st = measure(&bc, rep_copy, 0, &copy_ms);
-    }
-    copy_gbps = st == CL_SUCCESS ? 2.0 * (double)bc.alloc / (copy_ms * 1e-3) / 1e9 : NAN;
 
     for (i = 0; i < BENCH_NUM_OPS && st == CL_SUCCESS; ++i) {
         const op_desc *op = &OPS[i];
@@ -600,7 +553,7 @@ int bench_case_run(const bench_env *env, size_t rows, size_t cols, clnorm_dtype 
         res[*nres].headline = 1;
         res[*nres].ms = ms;
         res[*nres].gbps = op->tensors_moved * (double)bc.bytes / (ms * 1e-3) / 1e9;
-        res[*nres].copy_gbps = op_copy_gbps;
+        res[*nres].copy_gbps = copies[ncopies++] = op_copy_gbps;
         res[*nres].fraction = fraction;
         res[*nres].speedup = NAN;
         ++*nres;
@@ -623,7 +576,8 @@ int bench_case_run(const bench_env *env, size_t rows, size_t cols, clnorm_dtype 
         hc.bd = bc.bd;
         hc.sample = bc.sample;
         hc.nsample = bc.nsample;
-        hc.copy_gbps = copy_gbps;
+        /* host-memory libraries are not paired with a copy: the median of the ops' copy figures */
+        hc.copy_gbps = ncopies ? timing_median(copies, ncopies) : NAN;
         st = env->hook->run(env->hook, env, &hc, res + *nres, &n, cs);
         *nres += n;
     }

@@ -48,7 +48,8 @@ typedef struct bench_result {
     double ms;           /* median time of one call (NAN: not measured, see note) */
     double gbps;         /* modelled bytes / median time */
     double copy_gbps;    /* float4 copy over a buffer of the tensor's size, same run */
-    double fraction;     /* gbps / copy_gbps */
+    double fraction;     /* clnorm: median over repetitions of (op GB/s) / (copy GB/s just before it);
+                            --vs rows: gbps / copy_gbps */
     double speedup;      /* --vs rows: the other library's median time / clnorm's (same op, dtype and shape),
                             i.e. how many times faster clnorm is; NAN elsewhere */
     char note[128];      /* why a row has no figures ("" when it has) */

@@ -1,6 +1,8 @@
 /* clnorm-bench — tolerance checks against the reference. */
 #include "check.h"
 
+#include "reference.h"
+
 #include "dtype.h"
 
 #include <math.h>
@@ -51,4 +53,23 @@ void check_end(check_stats *cs, const char *what)
 {
     if (cs->op_failures > 0)
         fprintf(stderr, "MISMATCH %s: %ld check(s) failed in all\n", what, cs->op_failures);
+}
+
+void check_forward_row(check_stats *cs, const char *what, size_t r, clnorm_dtype dt, size_t cols, double eps,
+    const double *x, const double *w, const double *b, const double *y_got, double mean_got, double rstd_got,
+    double *ref)
+{
+    char label[256];
+    double m, s, scale, xmax = 0.0;
+    size_t c;
+    ref_forward_row(cols, eps, x, w, b, ref, &m, &s, &scale);
+    snprintf(label, sizeof label, "%s y", what);
+    check_values(cs, label, r, dt, cols, y_got, ref, NULL, CHECK_STORE_ULPS, 0.0, CHECK_MATH_REL * scale);
+    for (c = 0; c < cols; ++c)
+        xmax = fmax(xmax, fabs(x[c]));
+    /* the mean's error scales with the inputs' magnitude, rstd's with itself */
+    snprintf(label, sizeof label, "%s mean", what);
+    check_values(cs, label, r, CLNORM_F32, 1, &mean_got, &m, NULL, CHECK_STORE_ULPS, 0.0, CHECK_MATH_REL * xmax);
+    snprintf(label, sizeof label, "%s rstd", what);
+    check_values(cs, label, r, CLNORM_F32, 1, &rstd_got, &s, NULL, CHECK_STORE_ULPS, 0.0, CHECK_MATH_REL * s);
 }

@@ -42,6 +42,14 @@ void check_end(check_stats *cs, const char *what);
 long check_values(check_stats *cs, const char *label, size_t index, clnorm_dtype dt, size_t n, const double *got,
     const double *ref, const double *aux, double ulps, double aux_ulps, double abs_tol);
 
+/* One forward row r against reference.c's float64 forward, with the tolerances above: y (dtype dt)
+ * and the fp32 mean and rstd it saved. x holds the row's inputs, y_got the row as computed (both as
+ * doubles), w and b the parameters as reference.h takes them; ref is cols doubles of scratch.
+ * what names the op and case in mismatch lines (e.g. "forward f32 512x768"). */
+void check_forward_row(check_stats *cs, const char *what, size_t r, clnorm_dtype dt, size_t cols, double eps,
+    const double *x, const double *w, const double *b, const double *y_got, double mean_got, double rstd_got,
+    double *ref);
+
 /* Records a failed check that is not a value comparison (e.g. non-reproducible sums). */
 void check_fail(check_stats *cs, const char *message);
 

@@ -16,7 +16,8 @@ void report_header(FILE *f, const bench_header *h)
         h->platform, h->driver, h->device_version, h->compute_units, h->date);
     fprintf(f, "# timing: %s\n", h->timing);
     fprintf(f, "# bytes: forward 2, backward 3, backward_res and unfused 4, backward_dx 3, backward_dx_res 4 tensors "
-               "(weights and statistics not counted); copy: float4 copy of one tensor, read+write\n");
+               "(weights and statistics not counted); copy: float4 copy of one tensor, read+write, run right before the "
+               "op in every repetition (fraction: median of the per-repetition ratios)\n");
     if (h->vs) {
         fprintf(f, "# vs: %s %s | CPU engine, host memory | %s runtime, ", h->vs->library, h->vs->version,
             h->vs->runtime);
@@ -26,7 +27,8 @@ void report_header(FILE *f, const bench_header *h)
             fputs("threads unknown", f);
         fprintf(f, " | ISA %s\n", h->vs->isa);
         fprintf(f, "# vs timing: %s\n", h->vs->timing);
-        fprintf(f, "# %s rows: same inputs, bytes model and copy figure as clnorm's row above them; "
+        fprintf(f, "# %s rows: same inputs and bytes model as clnorm's row above them, fraction of the median of "
+                   "clnorm's copy figures for the case; "
                    "clnorm/%s = %s's time / clnorm's (above 1: clnorm faster)\n",
             h->vs->library, h->vs->library, h->vs->library);
         char ratio[64];
