@@ -217,6 +217,18 @@ static clnorm_status ensure_workspace(clnorm_context *ctx, size_t bytes)
     return CLNORM_SUCCESS;
 }
 
+/* The final reduction's options: RL lanes per column; perm_vec > 0 when the partial rows are stored
+ * in permuted-lane order in vectors of perm_vec. */
+static void reduce_options(const clnorm_context *ctx, char *buf, size_t n, size_t rl, unsigned perm_vec,
+                           const clnorm_view *dw, const clnorm_view *db)
+{
+    char perm[32] = "";
+    if (perm_vec)
+        snprintf(perm, sizeof perm, " -DPERM_VEC=%u", perm_vec);
+    snprintf(buf, n, "-cl-std=CL1.2 -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s", rl, perm, token(dw), token(db),
+             ctx->user_options ? ctx->user_options : "");
+}
+
 /* Sets the final reduction's arguments. */
 static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsigned flags, cl_mem part,
                         const clnorm_view *dw, const clnorm_view *db)
@@ -263,8 +275,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     while (rl > 1 && 32 * rl > ctx->info.max_work_group)
         rl /= 2;
     char red_options[256];
-    snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DRL=%zu -DT_DW=%s -DT_DB=%s %s", rl, token(&vdw),
-             token(&vdb), ctx->user_options ? ctx->user_options : "");
+    reduce_options(ctx, red_options, sizeof red_options, rl, 0, &vdw, &vdb);
     const size_t red_local = 32 * rl, red_global = (cols + 31) / 32 * red_local;
 
     if (rows == 0) {
@@ -301,8 +312,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const bool perm = lane_perm(ctx, &L, bwd_views, 5);
     shape_options(ctx, shape, sizeof shape, &L, perm);
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
-        snprintf(red_options, sizeof red_options, "-cl-std=CL1.2 -DRL=%zu -DPERM_VEC=%u -DT_DW=%s -DT_DB=%s %s", rl,
-                 L.vec, token(&vdw), token(&vdb), ctx->user_options ? ctx->user_options : "");
+        reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
     snprintf(options, sizeof options, "%s%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
              ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");
