@@ -62,7 +62,8 @@ END_TEST
 
 START_TEST(malformed_tune_fails_context_creation)
 {
-    const char *bad[] = {"fwd_tpr=3", "nonsense=1", "fwd_wg", "bwd_nacc=4;x", "vec_bytes=128", "shfl=2"};
+    const char *bad[] = {"fwd_tpr=3", "nonsense=1", "fwd_wg", "bwd_nacc=4;x", "vec_bytes=128",
+                         "shfl=2", "perm=2", "contig=7", "red_lanes=3", "red_lanes=64"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         clnorm_context *ctx = (clnorm_context *)&bad; /* must be reset to NULL */
         setenv("CLNORM_TUNE", bad[i], 1);
