@@ -2,7 +2,8 @@
  * sums of dweight/dbias. Needs common.cl before it.
  *
  * A persistent grid: work-group g handles the row blocks g, g + G, g + 2G, ... (G work-groups,
- * RPW rows a block). The workspace holds P = G*RPW partial rows for dweight, then P for dbias:
+ * RPW*RPI rows a block: RPW row slots of TPR items, each item taking RPI rows at once). The
+ * workspace holds P = G*RPW partial rows for dweight, then P for dbias:
  *   part[p*cols + c]            sum of dy*xhat over the rows of slot p  (dweight)
  *   part[(P + p)*cols + c]      sum of dy over the rows of slot p       (dbias)
  * At the end each work-group adds its slots into its slot 0's row (p = g*RPW), in slot order, and
@@ -12,10 +13,15 @@
  *
  * Three regimes, chosen by the host at compile time (so the kernel holds one path, and its
  * register count is that path's):
- *   NCACHE > 0   cols <= TPR*VEC*NCACHE: xhat and g stay in registers, x and dy are read once;
+ *   NCACHE > 0   cols <= TPR*VEC*NCACHE: the rows stay in registers, x and dy are read once;
+ *                as x-hat and g (fp32), or with CACHE_RAW as x and dy in their storage format
+ *                (16-bit data in half the registers; x-hat and g are recomputed for dx);
  *   NACC > 0     cols <= TPR*VEC*NACC: the dweight/dbias sums stay in registers, x and dy are
  *                read twice (the second read mostly from cache);
  *   otherwise    the sums are accumulated in the workspace row itself.
+ * RPI (1, 2 or 4; register-cache regime only) rows per item at once: one item's dweight/dbias
+ * sums serve RPI rows, so more bytes are in flight per register (what bounds a 16-bit backward on
+ * a GPU). PARTIALS 0 (calls without dweight and dbias) drops those sums altogether.
  */
 #ifndef T_X
 #define T_X f32
@@ -38,10 +44,52 @@
 #if NACC < NCACHE
 #error "NACC must be >= NCACHE"
 #endif
+#ifndef PARTIALS
+#define PARTIALS 1
+#endif
+#ifndef RPI
+#define RPI 1
+#endif
+#if RPI == 1
+typedef float2 sums_t;
+#define ROW_SUMS row_sum2
+#define SUMS_LOAD vload2
+#define SUMS_STORE vstore2
+#elif RPI == 2
+typedef float4 sums_t;
+#define ROW_SUMS row_sum4
+#define SUMS_LOAD vload4
+#define SUMS_STORE vstore4
+#elif RPI == 4
+typedef float8 sums_t;
+#define ROW_SUMS row_sum8
+#define SUMS_LOAD vload8
+#define SUMS_STORE vstore8
+#else
+#error "RPI must be 1, 2 or 4"
+#endif
+#if RPI > 1 && NCACHE == 0
+#error "RPI > 1 needs the register cache (NCACHE > 0)"
+#endif
+/* what the register cache holds per vector: x and dy as stored, or x-hat and g in fp32 */
+#ifdef CACHE_RAW
+#define CX_T RAWV(T_X)
+#define CD_T RAWV(T_DY)
+#define CX_LD(p, i) LDR(T_X, p, i)
+#define CD_LD(p, i) LDR(T_DY, p, i)
+#define CX_CV(v) CVR(T_X, v)
+#define CD_CV(v) CVR(T_DY, v)
+#else
+#define CX_T floatv
+#define CD_T floatv
+#define CX_LD(p, i) LDV(T_X, p, i)
+#define CD_LD(p, i) LDV(T_DY, p, i)
+#define CX_CV(v) (v)
+#define CD_CV(v) (v)
+#endif
 
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
-#define BWD_PARTIALS 4u
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
@@ -54,35 +102,37 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
                      __global float *part)
 {
-    __local float2 red[RED_SIZE];
+    __local sums_t red[RED_SIZE];
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
     const long nv = (long)(cols / VEC);
-    const ulong nparts = (ulong)get_num_groups(0) * RPW;
-    const bool partials = (flags & BWD_PARTIALS) != 0;
     const bool has_w = (flags & BWD_WEIGHT) != 0;
-    __global float *pw = part + ((ulong)get_group_id(0) * RPW + slot) * cols; /* used only with partials */
-    __global float *pb = pw + nparts * cols;
     const __global STORAGE(T_W) *wr = w + w_off;
+#if PARTIALS
+    const ulong nparts = (ulong)get_num_groups(0) * RPW;
+    __global float *pw = part + ((ulong)get_group_id(0) * RPW + slot) * cols;
+    __global float *pb = pw + nparts * cols;
 #if NACC > 0
     floatv dwa[NACC], dba[NACC];
 #pragma unroll
     for (int j = 0; j < NACC; ++j)
         dwa[j] = dba[j] = 0.0f;
 #else
-    if (partials) {
-        for (long k = lane; k < nv; k += TPR) {
-            STW(pw, k * VEC, (floatv)0.0f);
-            STW(pb, k * VEC, (floatv)0.0f);
-        }
+    for (long k = lane; k < nv; k += TPR) {
+        STW(pw, k * VEC, (floatv)0.0f);
+        STW(pb, k * VEC, (floatv)0.0f);
     }
 #endif
+#else
+    (void)part;
+#endif
 #if NCACHE > 0
-    floatv xh[NCACHE], gc[NCACHE];
+    CX_T xc[RPI][NCACHE];
+    CD_T dc[RPI][NCACHE];
 #endif
 
-    const ulong nblocks = (rows + RPW - 1) / RPW;
+    const ulong nblocks = (rows + RPW * RPI - 1) / (RPW * RPI);
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
 #ifdef CONTIG_ROWS
     /* CPUs: each group takes one contiguous range of row blocks, so a thread streams through
@@ -93,128 +143,181 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #else
     for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
 #endif
-        const ulong row = blk * RPW + slot;
-        const bool valid = row < rows;
-        const ulong r = valid ? row : 0;
-        const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
-        const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;
-        const float mu = valid ? mean[mean_off + r] : 0.0f;
-        const float rs = valid ? rstd[rstd_off + r] : 0.0f;
-
-        floatv sg = 0.0f, sgx = 0.0f;
-        if (valid) {
+        const ulong row0 = (blk * RPW + slot) * RPI;
+        float mu[RPI], rs[RPI], sv[2 * RPI];
 #if NCACHE > 0
+        /* Rows past the end read row 0 (it exists) and add nothing: the loads stay unconditional,
+         * so the compiler can issue all of them before the first use. */
+#pragma unroll
+        for (int i = 0; i < RPI; ++i) {
+            const ulong r = row0 + i < rows ? row0 + i : 0;
+            const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
+            const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;
+            mu[i] = mean[mean_off + r];
+            rs[i] = rstd[rstd_off + r];
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
-                xh[j] = gc[j] = 0.0f;
                 if (k < nv) {
-                    const floatv d = LDV(T_DY, dyr, k * VEC);
-                    xh[j] = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                    gc[j] = has_w ? d * LDV(T_W, wr, k * VEC) : d;
-                    sg += gc[j];
-                    sgx += gc[j] * xh[j];
-                    dwa[j] += d * xh[j];
-                    dba[j] += d;
+                    xc[i][j] = CX_LD(xr, k * VEC);
+                    dc[i][j] = CD_LD(dyr, k * VEC);
                 }
             }
-#elif NACC > 0
+        }
+        floatv sg[RPI], sgx[RPI];
+#pragma unroll
+        for (int i = 0; i < RPI; ++i)
+            sg[i] = sgx[i] = 0.0f;
+#pragma unroll
+        for (int j = 0; j < NCACHE; ++j) {
+            const long k = lane + (long)j * TPR;
+            if (k < nv) {
+                const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
+#pragma unroll
+                for (int i = 0; i < RPI; ++i) {
+                    const floatv d = CD_CV(dc[i][j]);
+                    const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
+                    const floatv g = has_w ? d * wv : d;
+                    sg[i] += g;
+                    sgx[i] += g * xhat;
+#if PARTIALS
+                    if (row0 + i < rows) {
+                        dwa[j] += d * xhat;
+                        dba[j] += d;
+                    }
+#endif
+#ifndef CACHE_RAW
+                    xc[i][j] = xhat;
+                    dc[i][j] = g;
+#endif
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < RPI; ++i) {
+            sv[2 * i] = hsumv(sg[i]);
+            sv[2 * i + 1] = hsumv(sgx[i]);
+        }
+#else /* RPI == 1 */
+        const bool valid = row0 < rows;
+        const ulong r = valid ? row0 : 0;
+        const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
+        const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;
+        mu[0] = valid ? mean[mean_off + r] : 0.0f;
+        rs[0] = valid ? rstd[rstd_off + r] : 0.0f;
+        floatv sg = 0.0f, sgx = 0.0f;
+        if (valid) {
+#if NACC > 0
 #pragma unroll
             for (int j = 0; j < NACC; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
                     const floatv d = LDV(T_DY, dyr, k * VEC);
-                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
+                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[0]) * rs[0];
                     const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
                     sg += g;
                     sgx += g * xhat;
+#if PARTIALS
                     dwa[j] += d * xhat;
                     dba[j] += d;
+#endif
                 }
             }
 #else
-            {
-                for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sums, as in forward.cl */
-                    floatv pg = 0.0f, pgx = 0.0f;
-                    const long k1 = min(nv, k0 + CHUNK * TPR);
-                    for (long k = k0; k < k1; k += TPR) {
-                        const floatv d = LDV(T_DY, dyr, k * VEC);
-                        const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                        const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
-                        pg += g;
-                        pgx += g * xhat;
-                        if (partials) {
-                            STW(pw, k * VEC, LDW(pw, k * VEC) + d * xhat);
-                            STW(pb, k * VEC, LDW(pb, k * VEC) + d);
-                        }
-                    }
-                    sg += pg;
-                    sgx += pgx;
+            for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sums, as in forward.cl */
+                floatv pg = 0.0f, pgx = 0.0f;
+                const long k1 = min(nv, k0 + CHUNK * TPR);
+                for (long k = k0; k < k1; k += TPR) {
+                    const floatv d = LDV(T_DY, dyr, k * VEC);
+                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[0]) * rs[0];
+                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                    pg += g;
+                    pgx += g * xhat;
+#if PARTIALS
+                    STW(pw, k * VEC, LDW(pw, k * VEC) + d * xhat);
+                    STW(pb, k * VEC, LDW(pb, k * VEC) + d);
+#endif
                 }
+                sg += pg;
+                sgx += pgx;
             }
 #endif
         }
-        const float2 s = row_sum2((float2)(hsumv(sg), hsumv(sgx)), red);
-        const float a = s.x / (float)cols, c = s.y / (float)cols;
+        sv[0] = hsumv(sg);
+        sv[1] = hsumv(sgx);
+#endif
+        SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
 
-        if (valid) {
-            const __global STORAGE(T_DR) *drr = dr + dr_off + r * dr_ld;
-            __global STORAGE(T_DX) *dxr = dx + dx_off + r * dx_ld;
+#pragma unroll
+        for (int i = 0; i < RPI; ++i) {
+            const ulong row = row0 + i;
+            if (row >= rows)
+                continue;
+            const float a = sv[2 * i] / (float)cols, c = sv[2 * i + 1] / (float)cols;
+            const __global STORAGE(T_DR) *drr = dr + dr_off + row * dr_ld;
+            __global STORAGE(T_DX) *dxr = dx + dx_off + row * dx_ld;
 #if NCACHE > 0
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
-                    floatv v = rs * (gc[j] - a - xh[j] * c);
+#ifdef CACHE_RAW
+                    const floatv d = CD_CV(dc[i][j]);
+                    const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
+                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+#else
+                    const floatv xhat = xc[i][j], g = dc[i][j];
+#endif
+                    floatv v = rs[i] * (g - a - xhat * c);
                     if (flags & BWD_DRES)
                         v += LDV(T_DR, drr, k * VEC);
                     STV(T_DX, dxr, k * VEC, v);
                 }
             }
 #else
-            {
-                /* dx may be dres (in place): each element is read and written by the same item */
-                for (long k = lane; k < nv; k += TPR) {
-                    const floatv d = LDV(T_DY, dyr, k * VEC);
-                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu) * rs;
-                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
-                    floatv v = rs * (g - a - xhat * c);
-                    if (flags & BWD_DRES)
-                        v += LDV(T_DR, drr, k * VEC);
-                    STV(T_DX, dxr, k * VEC, v);
-                }
+            /* dx may be dres (in place): each element is read and written by the same item */
+            const __global STORAGE(T_X) *xr = x + x_off + row * x_ld;
+            const __global STORAGE(T_DY) *dyr = dy + dy_off + row * dy_ld;
+            for (long k = lane; k < nv; k += TPR) {
+                const floatv d = LDV(T_DY, dyr, k * VEC);
+                const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[i]) * rs[i];
+                const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                floatv v = rs[i] * (g - a - xhat * c);
+                if (flags & BWD_DRES)
+                    v += LDV(T_DR, drr, k * VEC);
+                STV(T_DX, dxr, k * VEC, v);
             }
 #endif
         }
     }
 
+#if PARTIALS
     /* Combine the slots' sums into slot 0's partial row, in slot order (a fixed order). The loop
-     * count is a compile-time constant and partials is uniform: every item reaches each barrier. */
-    if (partials) {
-        __global float *p0w = part + (ulong)get_group_id(0) * RPW * cols, *p0b = p0w + nparts * cols;
-        for (uint s = 0; s < RPW; ++s) {
-            if (slot == s) {
+     * count is a compile-time constant: every item reaches each barrier. */
+    __global float *p0w = part + (ulong)get_group_id(0) * RPW * cols, *p0b = p0w + nparts * cols;
+    for (uint s = 0; s < RPW; ++s) {
+        if (slot == s) {
 #if NACC > 0
 #pragma unroll
-                for (int j = 0; j < NACC; ++j) {
-                    const long k = lane + (long)j * TPR;
-                    if (k < nv) {
-                        STW(p0w, k * VEC, s == 0 ? dwa[j] : LDW(p0w, k * VEC) + dwa[j]);
-                        STW(p0b, k * VEC, s == 0 ? dba[j] : LDW(p0b, k * VEC) + dba[j]);
-                    }
+            for (int j = 0; j < NACC; ++j) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
+                    STW(p0w, k * VEC, s == 0 ? dwa[j] : LDW(p0w, k * VEC) + dwa[j]);
+                    STW(p0b, k * VEC, s == 0 ? dba[j] : LDW(p0b, k * VEC) + dba[j]);
                 }
-#else
-                if (s > 0) {
-                    for (long k = lane; k < nv; k += TPR) {
-                        STW(p0w, k * VEC, LDW(p0w, k * VEC) + LDW(pw, k * VEC));
-                        STW(p0b, k * VEC, LDW(p0b, k * VEC) + LDW(pb, k * VEC));
-                    }
-                }
-#endif
             }
-#if RPW > 1
-            barrier(CLK_GLOBAL_MEM_FENCE);
+#else
+            if (s > 0) {
+                for (long k = lane; k < nv; k += TPR) {
+                    STW(p0w, k * VEC, LDW(p0w, k * VEC) + LDW(pw, k * VEC));
+                    STW(p0b, k * VEC, LDW(p0b, k * VEC) + LDW(pb, k * VEC));
+                }
+            }
 #endif
         }
+#if RPW > 1
+        barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
     }
+#endif
 }

@@ -89,6 +89,14 @@ inline void st1_f16(__global half *p, long i, float v) { vstore_half_rte(v, 0, p
 #define stv_f32 st1_f32
 #define stv_bf16 st1_bf16
 #define stv_f16 st1_f16
+/* raw access (see below): one element is converted on load */
+typedef float rawv_f32_t, rawv_bf16_t, rawv_f16_t;
+#define ldr_f32 ld1_f32
+#define ldr_bf16 ld1_bf16
+#define ldr_f16 ld1_f16
+#define cvr_f32(v) (v)
+#define cvr_bf16(v) (v)
+#define cvr_f16(v) (v)
 #else
 /* uint vector holding VEC 16-bit elements (element 2j in the low half of word j) */
 #if VEC == 2
@@ -132,19 +140,19 @@ inline floatv interleave(float8 e, float8 o)
 #define as_uinth as_uint8
 #endif
 
+/* ---- raw access: a vector as stored (fp32: floatv; 16-bit: VEC/2 words), converted apart ------
+ * ldv = cvr(ldr(...)). The backward keeps 16-bit rows in registers in their raw form (half the
+ * registers of fp32) and converts them each time it reads them. */
+typedef floatv rawv_f32_t;
+typedef uinth rawv_bf16_t, rawv_f16_t;
+inline floatv ldr_f32(const __global float *p, long i) { return ldw(p, i); }
+inline uinth ldr_bf16(const __global ushort *p, long i) { return *(const __global uinth *)(p + i); }
+inline uinth ldr_f16(const __global half *p, long i) { return *(const __global uinth *)(p + i); }
 #ifndef LANE_PERM
-inline floatv ldv_f32(const __global float *p, long i) { return ldw(p, i); }
+inline floatv cvr_f32(floatv v) { return v; }
+inline floatv cvr_bf16(uinth u) { return interleave(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u)); }
+inline floatv cvr_f16(uinth u) { return CAT(vload_half, VEC)(0, (const __private half *)&u); }
 inline void stv_f32(__global float *p, long i, floatv v) { stw(p, i, v); }
-inline floatv ldv_bf16(const __global ushort *p, long i)
-{
-    const uinth u = *(const __global uinth *)(p + i);
-    return interleave(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u));
-}
-inline floatv ldv_f16(const __global half *p, long i)
-{
-    const uinth u = *(const __global uinth *)(p + i);
-    return CAT(vload_half, VEC)(0, (const __private half *)&u);
-}
 #else
 /* ---- permuted lanes (LANE_PERM) --------------------------------------------------------------
  * A bf16 vector arrives as 32-bit words holding (even, odd) element pairs. Interleaving them back
@@ -152,24 +160,18 @@ inline floatv ldv_f16(const __global half *p, long i)
  * LayerNorm is elementwise apart from its row sums, whose order is ours to fix, so in this mode
  * every tensor's vectors are held in the order (evens, odds): free for bf16, a shuffle for fp32
  * and fp16 tensors, none for the workspace, which is stored permuted (reduce.cl knows, PERM_VEC). */
-inline floatv ldv_f32(const __global float *p, long i)
+inline floatv cvr_f32(floatv v) { return (floatv)(v.even, v.odd); }
+inline floatv cvr_bf16(uinth u) { return (floatv)(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u)); }
+inline floatv cvr_f16(uinth u)
 {
-    const floatv v = ldw(p, i);
-    return (floatv)(v.even, v.odd);
-}
-inline void stv_f32(__global float *p, long i, floatv v) { stw(p, i, interleave(v.lo, v.hi)); }
-inline floatv ldv_bf16(const __global ushort *p, long i)
-{
-    const uinth u = *(const __global uinth *)(p + i);
-    return (floatv)(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u));
-}
-inline floatv ldv_f16(const __global half *p, long i)
-{
-    const uinth u = *(const __global uinth *)(p + i);
     const floatv v = CAT(vload_half, VEC)(0, (const __private half *)&u);
     return (floatv)(v.even, v.odd);
 }
+inline void stv_f32(__global float *p, long i, floatv v) { stw(p, i, interleave(v.lo, v.hi)); }
 #endif
+inline floatv ldv_f32(const __global float *p, long i) { return cvr_f32(ldr_f32(p, i)); }
+inline floatv ldv_bf16(const __global ushort *p, long i) { return cvr_bf16(ldr_bf16(p, i)); }
+inline floatv ldv_f16(const __global half *p, long i) { return cvr_f16(ldr_f16(p, i)); }
 
 /* fp32 bits -> bf16 bits in the low 16 bits of each word (RNE, NaN kept a quiet NaN) */
 inline uinth bf16_bits(uinth u, uinth nan_mask)
@@ -233,6 +235,9 @@ inline void stv_f16(__global half *p, long i, floatv v)
 }
 #endif
 #define LDV(t, p, i) CAT(ldv_, t)(p, i)
+#define RAWV(t) CAT(rawv_, CAT(t, _t))
+#define LDR(t, p, i) CAT(ldr_, t)(p, i)
+#define CVR(t, v) CAT(cvr_, t)(v)
 #define STV(t, p, i, v) CAT(stv_, t)(p, i, v)
 #define LDW(p, i) ldw(p, i)
 #define STW(p, i, v) stw(p, i, v)
@@ -326,7 +331,13 @@ inline float shfl_xor(float v, int mask)
 inline float2 shfl_xor2(float2 v, int mask) { return (float2)(shfl_xor(v.x, mask), shfl_xor(v.y, mask)); }
 DEFINE_ROW_SUM(row_sum, float, shfl_xor)
 DEFINE_ROW_SUM(row_sum2, float2, shfl_xor2)
+inline float4 shfl_xor4(float4 v, int mask) { return (float4)(shfl_xor2(v.lo, mask), shfl_xor2(v.hi, mask)); }
+inline float8 shfl_xor8(float8 v, int mask) { return (float8)(shfl_xor4(v.lo, mask), shfl_xor4(v.hi, mask)); }
+DEFINE_ROW_SUM(row_sum4, float4, shfl_xor4)
+DEFINE_ROW_SUM(row_sum8, float8, shfl_xor8)
 #else
 DEFINE_ROW_SUM(row_sum, float, unused)
 DEFINE_ROW_SUM(row_sum2, float2, unused)
+DEFINE_ROW_SUM(row_sum4, float4, unused)
+DEFINE_ROW_SUM(row_sum8, float8, unused)
 #endif

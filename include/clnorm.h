@@ -358,6 +358,11 @@ typedef struct clnorm_launch_info {
                                          registers (0: in the workspace); 0 for the forward */
     size_t work_groups;             /**< work-groups launched (the backward's grid is persistent:
                                          each group loops over row blocks); 0 when rows is 0 */
+    unsigned rows_per_item;         /**< backward: rows each item works on at once (its row slot
+                                         takes that many consecutive rows per block; > 1 only with
+                                         the register cache); 1 for the forward */
+    unsigned raw_cache;             /**< backward: 1 when the register cache holds x and dy as
+                                         stored (16-bit calls), 0 when it holds fp32 x-hat and g */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

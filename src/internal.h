@@ -41,6 +41,9 @@ typedef struct clnorm_op_params {
     unsigned ncache;        /* most vectors per item kept in registers (x; backward: xhat and g) */
     unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */
     unsigned groups_per_cu; /* backward: persistent grid, work-groups per compute unit */
+    unsigned rpi;           /* backward, register-cache regime: rows per item at once (1, 2, 4; 0 = 1) */
+    unsigned rpi16;         /* the same when every tensor involved is 16-bit */
+    unsigned raw16;         /* backward, register cache, all tensors 16-bit: keep x and dy as stored (1) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -64,6 +67,8 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);
 /* Launch shape of one kernel call. */
 typedef struct clnorm_launch {
     unsigned vec, tpr, rpw, ncache, nacc;
+    unsigned rpi;  /* backward: rows per item at once (1 outside the register-cache regime) */
+    bool raw;      /* backward: the register cache holds x and dy as stored */
     size_t groups;
 } clnorm_launch;
 

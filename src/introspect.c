@@ -34,6 +34,8 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->register_cache = L.ncache;
     info->register_accumulators = backward ? L.nacc : 0; /* the forward kernel has no such sums */
     info->work_groups = rows ? L.groups : 0;            /* rows == 0: no forward/backward kernel runs */
+    info->rows_per_item = L.rpi;
+    info->raw_cache = L.raw;
     return CLNORM_SUCCESS;
 }
 

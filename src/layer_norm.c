@@ -7,7 +7,7 @@
 
 /* Forward and backward flags; the kernels define the same bits. */
 enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
-enum { BWD_WEIGHT = 1, BWD_DRES = 2, BWD_PARTIALS = 4 };
+enum { BWD_WEIGHT = 1, BWD_DRES = 2 }; /* whether dweight/dbias are wanted is compile-time: PARTIALS */
 enum { RED_DWEIGHT = 1, RED_DBIAS = 2 };
 
 typedef struct {
@@ -66,9 +66,9 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* NV_CVT packs (even, odd) pairs in natural order: not with permuted lanes (CLNORM_TUNE perm=1 on
      * NVIDIA), where the portable store is used */
     const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8 && !perm;
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u%s%s%s", L->vec, L->tpr, L->rpw,
-             L->ncache, L->nacc, ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "",
-             perm ? " -DLANE_PERM" : "");
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s", L->vec, L->tpr,
+             L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "", ctx->params->nv_shfl ? " -DNV_SHFL" : "",
+             cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "");
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -313,10 +313,10 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     shape_options(ctx, shape, sizeof shape, &L, perm);
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
-    snprintf(options, sizeof options, "%s%s -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", token(&vdy), token(&vx), token(&vw), token(&vdr),
+    snprintf(options, sizeof options, "%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");
-    const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0) | (partials ? BWD_PARTIALS : 0);
+    const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
     const size_t nparts = L.groups * L.rpw;
 

@@ -18,19 +18,21 @@
  * items per row, 256-item groups and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
-     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU}
-     *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU}  workspace cap */
+     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16}
+     *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16}  workspace cap */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0}, 64 * MiB},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4}, 64 * MiB},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 2, 1}, 64 * MiB},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there, and each group takes a contiguous
      * range of rows (hardware prefetch: 0.47-0.67 -> 0.91-0.95 of the copy for fp32 at cols 1024). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, true, {1, 1, 1, 0, 8, 0, 0, 0}, {1, 1, 1, 0, 1, 0, 0, 4},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, true, {1, 1, 1, 0, 8, 0, 0, 0, 1, 1, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0},
      64 * MiB},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0}, {0, 2, 2, 256, 128, 2, 2, 4},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0},
      64 * MiB},
 };
 
@@ -87,6 +89,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_wg", &p->bwd.wg, 1, 1024, true},       {"bwd_ncache", &p->bwd.ncache, 0, 16, true},
         {"bwd_nacc", &p->bwd.nacc, 0, 16, true},     {"bwd_groups", &p->bwd.groups_per_cu, 1, 64, false},
         {"red_lanes", &p->red_lanes, 1, 32, true},
+        {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
+        {"bwd_raw16", &p->bwd.raw16, 0, 1, false},
     };
     const char *s = spec;
     while (*s) {
@@ -217,6 +221,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
+    /* rows per item: only where the rows sit in registers (the other regimes stream them) */
+    const unsigned rpi = max_elem == 2 ? op->rpi16 : op->rpi;
+    L.rpi = backward && L.ncache && rpi > 1 ? rpi : 1;
+    L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;
@@ -224,7 +232,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
         rpw /= 2;
     L.rpw = (unsigned)rpw;
 
-    const size_t blocks = (rows + rpw - 1) / rpw;
+    const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {
         L.groups = blocks;
         return L;
