@@ -42,7 +42,7 @@ static int rep(void *p, cl_event *last)
     tune_arg *a = p;
     clnorm_status st = a->backward
         ? clnorm_layer_norm_backward(a->ctx, a->rows, a->cols, &a->dy, &a->x, &a->w, &a->mean, &a->rstd, NULL,
-              &a->dx, &a->dw, &a->db, 0, NULL, last)
+              &a->dx, a->backward == 2 ? NULL : &a->dw, a->backward == 2 ? NULL : &a->db, 0, NULL, last)
         : clnorm_layer_norm_forward(a->ctx, a->rows, a->cols, 1e-5f, &a->x, &a->w, &a->b, &a->y, &a->mean,
               &a->rstd, 0, NULL, last);
     if (st != CLNORM_SUCCESS)
@@ -143,11 +143,16 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
     tune_arg a = {NULL, 0, rows, cols, {x, 0, 0, dt}, {y, 0, 0, dt}, {dy, 0, 0, dt}, {dx, 0, 0, dt}, {w, 0, dt},
                   {b, 0, dt}, {m, 0, CLNORM_F32}, {r, 0, CLNORM_F32}, {dw, 0, CLNORM_F32}, {db, 0, CLNORM_F32}};
     const char *dname = dt == CLNORM_F32 ? "f32" : dt == CLNORM_BF16 ? "bf16" : "f16";
-    for (int op = 0; op < 2; ++op) {
+    static const char *const op_names[] = {"forward", "backward", "bwd_dx"};
+    for (int op = 0; op < 3; ++op) {
         const char *const *c = op ? BWD : FWD;
         int n = op ? (int)(sizeof BWD / sizeof *BWD) : (int)(sizeof FWD / sizeof *FWD);
-        /* CLNORM_BENCH_TUNE_FWD / _BWD: a ';'-separated grid instead of the built-in one ("" skips the op) */
-        const char *grid = getenv(op ? "CLNORM_BENCH_TUNE_BWD" : "CLNORM_BENCH_TUNE_FWD");
+        /* CLNORM_BENCH_TUNE_FWD / _BWD / _DX: a ';'-separated grid instead of the built-in one ("" skips
+         * the op). The backward is timed with dweight and dbias; bwd_dx (without them, a kernel
+         * compiled without their sums) only when CLNORM_BENCH_TUNE_DX is set. */
+        const char *grid = getenv(op == 2 ? "CLNORM_BENCH_TUNE_DX" : op ? "CLNORM_BENCH_TUNE_BWD" : "CLNORM_BENCH_TUNE_FWD");
+        if (op == 2 && !grid)
+            break;
         char *gcopy = NULL, *cands[64];
         if (grid) {
             gcopy = strdup(grid);
@@ -166,7 +171,7 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
             if (t <= 0.0)
                 continue;
             double frac = (tensors / 2.0) * copy_ms / t; /* copy moves 2 tensors' bytes */
-            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy\n", op ? "backward" : "forward", dname,
+            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy\n", op_names[op], dname,
                    rows, cols, c[i], t, frac);
             if (frac > best) {
                 best = frac;
@@ -174,7 +179,7 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
             }
         }
         if (bi >= 0)
-            printf("best %-8s %-5s %7zu x %-6zu %-48s %.3f of copy\n", op ? "backward" : "forward", dname, rows, cols,
+            printf("best %-8s %-5s %7zu x %-6zu %-48s %.3f of copy\n", op_names[op], dname, rows, cols,
                    c[bi], best);
         fflush(stdout);
         free(gcopy);
