@@ -19,8 +19,8 @@
 #ifndef VEC
 #define VEC 1
 #endif
-#if defined(LANE_PERM) && defined(NV_CVT)
-#error "LANE_PERM and NV_CVT are exclusive"
+#if defined(LANE_PERM) && (defined(NV_CVT) || defined(X86_BF16) || defined(BF16_ZEXT))
+#error "LANE_PERM excludes NV_CVT, X86_BF16 and BF16_ZEXT (they keep the natural element order)"
 #endif
 #ifndef TPR
 #define TPR 1
@@ -150,7 +150,12 @@ inline uinth ldr_bf16(const __global ushort *p, long i) { return *(const __globa
 inline uinth ldr_f16(const __global half *p, long i) { return *(const __global uinth *)(p + i); }
 #ifndef LANE_PERM
 inline floatv cvr_f32(floatv v) { return v; }
+#ifdef BF16_ZEXT
+typedef CAT(uint, VN) uintv0;
+inline floatv cvr_bf16(uinth u) { return CAT(as_float, VN)(CAT(convert_uint, VN)(CAT(as_ushort, VN)(u)) << 16); }
+#else
 inline floatv cvr_bf16(uinth u) { return interleave(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u)); }
+#endif
 inline floatv cvr_f16(uinth u) { return CAT(vload_half, VEC)(0, (const __private half *)&u); }
 inline void stv_f32(__global float *p, long i, floatv v) { stw(p, i, v); }
 #else
@@ -212,9 +217,29 @@ typedef CAT(uint, VN) uintv;
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     const uintv u = CAT(as_uint, VN)(v);
-    const uintv r = select((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16, (u >> 16) | (uintv)0x40u,
-                           CAT(as_uint, VN)(isnan(v)));
+#ifdef EXP_TRUNC
+    const uintv r = u >> 16;
     *(__global uinth *)(p + i) = r.lo | (r.hi << 16);
+    return;
+#endif
+    const uintv r2 = select((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16, (u >> 16) | (uintv)0x40u,
+                           CAT(as_uint, VN)(isnan(v)));
+    *(__global uinth *)(p + i) = r2.lo | (r2.hi << 16);
+}
+#elif defined(X86_BF16) && VEC >= 8
+inline void stv_bf16(__global ushort *p, long i, floatv v)
+{
+    uinth r;
+    __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v));
+    *(__global uinth *)(p + i) = r;
+}
+#elif defined(BF16_ZEXT)
+inline void stv_bf16(__global ushort *p, long i, floatv v)
+{
+    const uintv0 u = CAT(as_uint, VN)(v);
+    const uintv0 r = select((u + (uintv0)0x7FFFu + ((u >> 16) & (uintv0)1u)) >> 16, (u >> 16) | (uintv0)0x40u,
+                            CAT(as_uint, VN)(isnan(v)));
+    *(__global uinth *)(p + i) = CAT(as_, uinth)(CAT(convert_ushort, VN)(r));
 }
 #else
 inline void stv_bf16(__global ushort *p, long i, floatv v)

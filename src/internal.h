@@ -29,6 +29,8 @@ typedef struct clnorm_device_info {
     cl_ulong max_alloc;
     cl_uint base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: every buffer starts so aligned */
     cl_uint nv_cc_major;      /* NVIDIA compute capability (cl_nv_device_attribute_query); 0 elsewhere */
+    bool x86_bf16;            /* PoCL on this host's CPU, generating AVX-512 code, and the CPU has
+                                 AVX512_BF16 (vcvtneps2bf16 may be used; a probe confirms it) */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -57,6 +59,10 @@ typedef struct clnorm_device_params {
     bool lane_perm;         /* calls with 16-bit tensors run in permuted-lane order (CPUs) */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
+    bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in
+                               natural element order (CPUs; instead of even/odd word arithmetic) */
+    bool x86_bf16;          /* fp32 -> bf16 stores with AVX512_BF16's vcvtneps2bf16 where the
+                               device has it (info.x86_bf16) */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
@@ -105,6 +111,7 @@ struct clnorm_context {
     clnorm_device_params tuned;         /* the table's row with CLNORM_TUNE applied */
     char *user_options; /* CLNORM_BUILD_OPTIONS as it was when the context was created */
     bool out_of_order;  /* the queue may run commands out of order: internal dependencies need events */
+    bool x86_bf16_ok;   /* info.x86_bf16 and the probe's conversions matched (probe.c) */
 
     pthread_mutex_t lock; /* guards everything below, and clSetKernelArg + enqueue sequences */
     clnorm_program_entry *programs;
@@ -147,7 +154,15 @@ clnorm_status clnorm__check_overlaps(const clnorm_context *ctx, const clnorm_vie
 clnorm_status clnorm__select(const char *spec, cl_platform_id *platform, cl_device_id *device);
 
 /* ---- embedded kernels (generated) --------------------------------------------------------- */
-extern const unsigned char clnorm_cl_common[], clnorm_cl_forward[], clnorm_cl_backward[], clnorm_cl_reduce[];
-extern const size_t clnorm_cl_common_len, clnorm_cl_forward_len, clnorm_cl_backward_len, clnorm_cl_reduce_len;
+extern const unsigned char clnorm_cl_common[], clnorm_cl_forward[], clnorm_cl_backward[], clnorm_cl_reduce[],
+    clnorm_cl_probe[];
+extern const size_t clnorm_cl_common_len, clnorm_cl_forward_len, clnorm_cl_backward_len, clnorm_cl_reduce_len,
+    clnorm_cl_probe_len;
+
+/* ---- probe.c: device paths checked by running them once ----------------------------------- */
+/* Whether the AVX512_BF16 store path (X86_BF16) builds and rounds as the portable path does on the
+ * context's device. Runs a one-item kernel on a private queue the first time per device in the
+ * process; the answer is remembered. */
+bool clnorm__probe_x86_bf16(const clnorm_context *ctx);
 
 #endif

@@ -66,9 +66,13 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* NV_CVT packs (even, odd) pairs in natural order: not with permuted lanes (CLNORM_TUNE perm=1 on
      * NVIDIA), where the portable store is used */
     const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8 && !perm;
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s", L->vec, L->tpr,
-             L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "", ctx->params->nv_shfl ? " -DNV_SHFL" : "",
-             cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "");
+    /* the natural-order CPU modes, likewise not with permuted lanes */
+    const bool zext = ctx->params->bf16_zext && !perm;
+    const bool x86 = ctx->params->x86_bf16 && ctx->x86_bf16_ok && !perm;
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s", L->vec,
+             L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
+             ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
+             zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "");
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */

@@ -1,0 +1,143 @@
+/* clnorm — probes: a device path that the host cannot vouch for from device queries alone is run
+ * once on a known input before any kernel relies on it.
+ *
+ * X86_BF16: PoCL compiles for the LLVM CPU model it knows (LLVM 15 has no Zen 4, so such a host
+ * gets "skylake-avx512" code), while the host CPU may have AVX512_BF16; the kernels then convert
+ * fp32 to bf16 with vcvtneps2bf16 through inline assembly. Whether that assembles, runs, and rounds
+ * like the portable path (round to nearest even, NaN kept a quiet NaN of the same sign, overflow
+ * to infinity) is checked here on 32 values; a failure of any kind just means "not used". The one
+ * accepted difference: fp32 denormals may become a zero of the same sign (the instruction treats
+ * denormal inputs as zero); PoCL's kernels run with denormals flushed anyway. */
+#include "internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PROBE_N 32
+
+static uint16_t bf16_rne(uint32_t u)
+{
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u)
+        return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+static void probe_inputs(uint32_t in[PROBE_N])
+{
+    static const uint32_t fixed[] = {
+        0x3F800000u, /* 1 */
+        0x3F808000u, /* 1 + 2^-8: a tie, to even (1) */
+        0x3F818000u, /* 1 + 3*2^-8: a tie, to even (up) */
+        0xBF808001u, /* just above a tie: away from zero */
+        0x40490FDBu, /* pi */
+        0x80000000u, /* -0 */
+        0x7F800000u, /* +inf */
+        0xFF800000u, /* -inf */
+        0x7F7FFFFFu, /* FLT_MAX: rounds to +inf */
+        0x7FC00000u, /* quiet NaN */
+        0x7FFFFFFFu, /* NaN with every payload bit set: must not wrap to -0 */
+        0x7F800001u, /* signalling NaN: must come back a NaN */
+        0xFFC00001u, /* negative NaN */
+        0x00800000u, /* smallest normal */
+        0x00000001u, /* denormals: the exact bf16 or a signed zero */
+        0x807FFFFFu,
+    };
+    const size_t nf = sizeof fixed / sizeof fixed[0];
+    uint32_t s = 0x9E3779B9u;
+    for (size_t i = 0; i < PROBE_N; ++i) {
+        s = s * 1664525u + 1013904223u;
+        in[i] = i < nf ? fixed[i] : (s & 0x8FFFFFFFu) | 0x30000000u; /* assorted normal values */
+    }
+}
+
+static bool bits_ok(uint32_t in, uint16_t got)
+{
+    const uint16_t want = bf16_rne(in);
+    if (got == want)
+        return true;
+    const bool denormal = (in & 0x7F800000u) == 0 && (in & 0x007FFFFFu) != 0;
+    return denormal && got == (uint16_t)((in >> 16) & 0x8000u);
+}
+
+static bool run_probe(cl_context clctx, cl_device_id dev)
+{
+    const char *src[2] = {(const char *)clnorm_cl_common, (const char *)clnorm_cl_probe};
+    const size_t len[2] = {clnorm_cl_common_len, clnorm_cl_probe_len};
+    uint32_t in[PROBE_N];
+    uint16_t out[PROBE_N];
+    probe_inputs(in);
+    memset(out, 0, sizeof out);
+    bool ok = false;
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(clctx, 2, src, len, &err);
+    cl_kernel k = NULL;
+    cl_command_queue q = NULL;
+    cl_mem bin = NULL, bout = NULL;
+    if (err == CL_SUCCESS)
+        err = clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2 -DVEC=16 -DBF16_ZEXT -DX86_BF16", NULL, NULL);
+    if (err == CL_SUCCESS)
+        k = clCreateKernel(prog, "clnorm_probe", &err);
+    if (err == CL_SUCCESS)
+        q = clCreateCommandQueue(clctx, dev, 0, &err);
+    if (err == CL_SUCCESS)
+        bin = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in, &err);
+    if (err == CL_SUCCESS)
+        bout = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, sizeof out, NULL, &err);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 0, sizeof bin, &bin);
+    if (err == CL_SUCCESS)
+        err = clSetKernelArg(k, 1, sizeof bout, &bout);
+    const size_t one = 1;
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(q, bout, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL);
+    if (err == CL_SUCCESS) {
+        ok = true;
+        for (size_t i = 0; i < PROBE_N; ++i)
+            ok = ok && bits_ok(in[i], out[i]);
+    }
+    if (bout)
+        clReleaseMemObject(bout);
+    if (bin)
+        clReleaseMemObject(bin);
+    if (q)
+        clReleaseCommandQueue(q);
+    if (k)
+        clReleaseKernel(k);
+    if (prog)
+        clReleaseProgram(prog);
+    return ok;
+}
+
+/* Remembered per device for the process: contexts are created often (tests, bindings), and the
+ * answer does not change. A handful of devices at most. */
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    cl_device_id dev;
+    bool ok;
+} memo[8];
+static size_t nmemo;
+
+bool clnorm__probe_x86_bf16(const clnorm_context *ctx)
+{
+    if (!ctx->info.x86_bf16)
+        return false;
+    pthread_mutex_lock(&memo_lock);
+    for (size_t i = 0; i < nmemo; ++i)
+        if (memo[i].dev == ctx->device) {
+            const bool ok = memo[i].ok;
+            pthread_mutex_unlock(&memo_lock);
+            return ok;
+        }
+    const bool ok = run_probe(ctx->cl_ctx, ctx->device);
+    if (nmemo < sizeof memo / sizeof memo[0]) {
+        memo[nmemo].dev = ctx->device;
+        memo[nmemo].ok = ok;
+        ++nmemo;
+    }
+    pthread_mutex_unlock(&memo_lock);
+    return ok;
+}
