@@ -165,14 +165,15 @@ static void print_plans(unsigned p, unsigned d)
         printf("        launch plans (clnorm_launch_plan, rows = %zu, dense tensors):\n"
                "          op        dtype   cols  vector  items/row  rows/group  group size  reg.cache  reg.acc  groups  rows/item  raw\n",
             g_rows);
-    for (op = 0; op < 2; ++op)
+    static const char *const op_names[] = {"forward", "backward", "bwd_dx"}; /* clnorm_launch_plan's 0, 1, 2 */
+    for (op = 0; op < 3; ++op)
         for (it = 0; it < sizeof g_dtypes / sizeof g_dtypes[0]; ++it)
             for (ic = 0; ic < sizeof g_cols / sizeof g_cols[0]; ++ic) {
                 clnorm_launch_info L;
                 st = clnorm_launch_plan(ctx, op, g_rows, g_cols[ic], g_dtypes[it], &L);
                 if (g_json) {
                     printf("%s\n        {\"op\": \"%s\", \"dtype\": \"%s\", \"rows\": %zu, \"cols\": %zu", first ? "" : ",",
-                        op ? "backward" : "forward", dtype_name(g_dtypes[it]), g_rows, g_cols[ic]);
+                        op_names[op], dtype_name(g_dtypes[it]), g_rows, g_cols[ic]);
                     if (st == CLNORM_SUCCESS)
                         printf(", \"vector_width\": %u, \"items_per_row\": %u, \"rows_per_group\": %u, "
                                "\"work_group_size\": %u, \"register_cache\": %u, \"register_accumulators\": %u, "
@@ -186,11 +187,11 @@ static void print_plans(unsigned p, unsigned d)
                     }
                 } else if (st == CLNORM_SUCCESS) {
                     printf("          %-8s  %-5s %6zu  %6u  %9u  %10u  %10u  %9u  %7u  %6zu  %9u  %3u\n",
-                        op ? "backward" : "forward", dtype_name(g_dtypes[it]), g_cols[ic], L.vector_width,
+                        op_names[op], dtype_name(g_dtypes[it]), g_cols[ic], L.vector_width,
                         L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
                         L.register_accumulators, L.work_groups, L.rows_per_item, L.raw_cache);
                 } else {
-                    printf("          %-8s  %-5s %6zu  %s\n", op ? "backward" : "forward", dtype_name(g_dtypes[it]),
+                    printf("          %-8s  %-5s %6zu  %s\n", op_names[op], dtype_name(g_dtypes[it]),
                         g_cols[ic], clnorm_status_string(st));
                 }
                 first = 0;

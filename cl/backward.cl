@@ -19,9 +19,10 @@
  *   NACC > 0     cols <= TPR*VEC*NACC: the dweight/dbias sums stay in registers, x and dy are
  *                read twice (the second read mostly from cache);
  *   otherwise    the sums are accumulated in the workspace row itself.
- * RPI (1, 2 or 4; register-cache regime only) rows per item at once: one item's dweight/dbias
- * sums serve RPI rows, so more bytes are in flight per register (what bounds a 16-bit backward on
- * a GPU). PARTIALS 0 (calls without dweight and dbias) drops those sums altogether.
+ * RPI (1, 2 or 4; register-cache and streaming regimes) rows per item at once: one item's
+ * dweight/dbias sums serve RPI rows, so more bytes are in flight per register (what bounds a 16-bit
+ * backward on a GPU), or one read-modify-write of the workspace row serves RPI rows (streaming, a
+ * CPU's long rows). PARTIALS 0 (calls without dweight and dbias) drops those sums altogether.
  */
 #ifndef T_X
 #define T_X f32
@@ -68,8 +69,8 @@ typedef float8 sums_t;
 #else
 #error "RPI must be 1, 2 or 4"
 #endif
-#if RPI > 1 && NCACHE == 0
-#error "RPI > 1 needs the register cache (NCACHE > 0)"
+#if RPI > 1 && NCACHE == 0 && NACC > 0
+#error "RPI > 1 needs the register cache or the streaming regime (not NACC alone)"
 #endif
 /* what the register cache holds per vector: x and dy as stored, or x-hat and g in fp32 */
 #ifdef CACHE_RAW
@@ -198,7 +199,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             sv[2 * i] = hsumv(sg[i]);
             sv[2 * i + 1] = hsumv(sgx[i]);
         }
-#else /* RPI == 1 */
+#elif NACC > 0 /* RPI == 1 */
         const bool valid = row0 < rows;
         const ulong r = valid ? row0 : 0;
         const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
@@ -207,7 +208,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         rs[0] = valid ? rstd[rstd_off + r] : 0.0f;
         floatv sg = 0.0f, sgx = 0.0f;
         if (valid) {
-#if NACC > 0
 #pragma unroll
             for (int j = 0; j < NACC; ++j) {
                 const long k = lane + (long)j * TPR;
@@ -223,28 +223,64 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
                 }
             }
-#else
-            for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sums, as in forward.cl */
-                floatv pg = 0.0f, pgx = 0.0f;
-                const long k1 = min(nv, k0 + CHUNK * TPR);
-                for (long k = k0; k < k1; k += TPR) {
-                    const floatv d = LDV(T_DY, dyr, k * VEC);
-                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[0]) * rs[0];
-                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
-                    pg += g;
-                    pgx += g * xhat;
-#if PARTIALS
-                    STW(pw, k * VEC, LDW(pw, k * VEC) + d * xhat);
-                    STW(pb, k * VEC, LDW(pb, k * VEC) + d);
-#endif
-                }
-                sg += pg;
-                sgx += pgx;
-            }
-#endif
         }
         sv[0] = hsumv(sg);
         sv[1] = hsumv(sgx);
+#else /* streaming: RPI rows side by side, so one read-modify-write of the partial rows serves RPI rows */
+        bool valid[RPI];
+        const __global STORAGE(T_X) *xr[RPI];
+        const __global STORAGE(T_DY) *dyr[RPI];
+        floatv sg[RPI], sgx[RPI];
+#pragma unroll
+        for (int i = 0; i < RPI; ++i) {
+            valid[i] = row0 + i < rows;
+            const ulong r = valid[i] ? row0 + i : 0;
+            xr[i] = x + x_off + r * x_ld;
+            dyr[i] = dy + dy_off + r * dy_ld;
+            mu[i] = valid[i] ? mean[mean_off + r] : 0.0f;
+            rs[i] = valid[i] ? rstd[rstd_off + r] : 0.0f;
+            sg[i] = sgx[i] = 0.0f;
+        }
+        for (long k0 = lane; k0 < nv; k0 += CHUNK * TPR) { /* blocked sums, as in forward.cl */
+            floatv pg[RPI], pgx[RPI];
+#pragma unroll
+            for (int i = 0; i < RPI; ++i)
+                pg[i] = pgx[i] = 0.0f;
+            const long k1 = min(nv, k0 + CHUNK * TPR);
+            for (long k = k0; k < k1; k += TPR) {
+                const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
+                floatv aw = 0.0f, ab = 0.0f;
+#pragma unroll
+                for (int i = 0; i < RPI; ++i) {
+                    if (valid[i]) {
+                        const floatv d = LDV(T_DY, dyr[i], k * VEC);
+                        const floatv xhat = (LDV(T_X, xr[i], k * VEC) - mu[i]) * rs[i];
+                        const floatv g = has_w ? d * wv : d;
+                        pg[i] += g;
+                        pgx[i] += g * xhat;
+                        aw += d * xhat;
+                        ab += d;
+                    }
+                }
+#if PARTIALS
+                STW(pw, k * VEC, LDW(pw, k * VEC) + aw);
+                STW(pb, k * VEC, LDW(pb, k * VEC) + ab);
+#else
+                (void)aw;
+                (void)ab;
+#endif
+            }
+#pragma unroll
+            for (int i = 0; i < RPI; ++i) {
+                sg[i] += pg[i];
+                sgx[i] += pgx[i];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < RPI; ++i) {
+            sv[2 * i] = hsumv(sg[i]);
+            sv[2 * i + 1] = hsumv(sgx[i]);
+        }
 #endif
         SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
 

@@ -355,12 +355,13 @@ typedef struct clnorm_launch_info {
     unsigned register_cache;        /**< vectors per item kept in registers (x; backward: xhat and
                                          g); 0: rows stream from memory */
     unsigned register_accumulators; /**< backward: vectors per item of dweight/dbias sums kept in
-                                         registers (0: in the workspace); 0 for the forward */
+                                         registers (0: in the workspace); 0 for the forward
+                                         and for the backward without dweight and dbias */
     size_t work_groups;             /**< work-groups launched (the backward's grid is persistent:
                                          each group loops over row blocks); 0 when rows is 0 */
-    unsigned rows_per_item;         /**< backward: rows each item works on at once (its row slot
-                                         takes that many consecutive rows per block; > 1 only with
-                                         the register cache); 1 for the forward */
+    unsigned rows_per_item;         /**< backward with dweight/dbias: rows each item works on at
+                                         once (its row slot takes that many consecutive rows per
+                                         block); 1 for the forward and the backward without them */
     unsigned raw_cache;             /**< backward: 1 when the register cache holds x and dy as
                                          stored (16-bit calls), 0 when it holds fp32 x-hat and g */
 } clnorm_launch_info;
@@ -373,7 +374,9 @@ typedef struct clnorm_launch_info {
  * vector width give a narrower vector in a real call. The backward's dweight/dbias reduction (a
  * separate kernel: 32 columns x the table's lanes per work-group) is not described.
  * @param ctx the context.
- * @param backward 0 for the forward, nonzero for the backward's dx kernel.
+ * @param backward 0 for the forward; #CLNORM_PLAN_BACKWARD_DX (2) for the backward's dx kernel in a
+ *        call without dweight and dbias (compiled without their sums); any other value for the
+ *        backward's dx kernel in a call with dweight or dbias.
  * @param rows rows of the call.
  * @param cols elements per row, >= 1.
  * @param dtype storage type of the tensors.
@@ -382,6 +385,8 @@ typedef struct clnorm_launch_info {
  *         #CLNORM_INVALID_SHAPE (cols 0, or rows x cols elements do not fit size_t). */
 CLNORM_API clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t rows, size_t cols,
     clnorm_dtype dtype, clnorm_launch_info *info);
+/** clnorm_launch_plan()'s backward argument for a backward call without dweight and dbias. */
+#define CLNORM_PLAN_BACKWARD_DX 2
 
 /** The size of the context's program cache: one program per kernel and set of compile-time options
  * (dtypes, launch shape, `CLNORM_BUILD_OPTIONS`), built on first use and kept until the context is

@@ -43,7 +43,8 @@ typedef struct clnorm_op_params {
     unsigned ncache;        /* most vectors per item kept in registers (x; backward: xhat and g) */
     unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */
     unsigned groups_per_cu; /* backward: persistent grid, work-groups per compute unit */
-    unsigned rpi;           /* backward, register-cache regime: rows per item at once (1, 2, 4; 0 = 1) */
+    unsigned rpi;           /* backward with dweight/dbias, register-cache or streaming regime: rows per
+                               item at once (1, 2, 4; 0 = 1) */
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
     unsigned raw16;         /* backward, register cache, all tensors 16-bit: keep x and dy as stored (1) */
 } clnorm_op_params;
@@ -82,9 +83,10 @@ typedef struct clnorm_launch {
  * below the 32-bit limits some drivers have. */
 #define CLNORM_FORWARD_MAX_GROUPS ((size_t)1 << 20)
 
-/* align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
+/* partials: the backward call computes dweight or dbias.
+ * align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
  * max_elem: the widest element size (bytes) among those tensors. */
-clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows, size_t cols,
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem);
 
 /* ---- programs.c: build once per (kernel, options), cache per context ------------------------ */

@@ -23,8 +23,9 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
         return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "rows = %zu, cols = %zu: the tensor's size does not fit size_t",
                             rows, cols);
 
+    const bool partials = backward != 0 && backward != CLNORM_PLAN_BACKWARD_DX;
     /* Dense tensors at offset 0: cols is the only term of the alignment OR (row stride == cols). */
-    clnorm_launch L = clnorm__plan(ctx, backward != 0, rows, cols, cols, elem);
+    clnorm_launch L = clnorm__plan(ctx, backward != 0, partials, rows, cols, cols, elem);
     if (!backward && L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
     info->vector_width = L.vec;
@@ -32,7 +33,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->rows_per_group = L.rpw;
     info->work_group_size = L.tpr * L.rpw;
     info->register_cache = L.ncache;
-    info->register_accumulators = backward ? L.nacc : 0; /* the forward kernel has no such sums */
+    info->register_accumulators = partials ? L.nacc : 0; /* forward and dx-only kernels have no such sums */
     info->work_groups = rows ? L.groups : 0;            /* rows == 0: no forward/backward kernel runs */
     info->rows_per_item = L.rpi;
     info->raw_cache = L.raw;

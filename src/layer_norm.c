@@ -155,7 +155,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
 
     const size_t align_or = cols | vx.offset | vx.stride | vy.offset | vy.stride | (vw.present ? vw.offset : 0) |
                             (vb.present ? vb.offset : 0);
-    clnorm_launch L = clnorm__plan(ctx, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
+    clnorm_launch L = clnorm__plan(ctx, false, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
     if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
     char shape[160], options[1024];
@@ -310,7 +310,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const size_t align_or = cols | vdy.offset | vdy.stride | vx.offset | vx.stride | vdx.offset | vdx.stride |
                             (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
-    const clnorm_launch L = clnorm__plan(ctx, true, rows, cols, align_or, me);
+    const clnorm_launch L = clnorm__plan(ctx, true, partials, rows, cols, align_or, me);
     char shape[160], options[1024];
     const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const bool perm = lane_perm(ctx, &L, bwd_views, 5);

@@ -24,16 +24,18 @@ static const clnorm_device_params table[] = {
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0}, 64 * MiB, false, false},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 2, 1}, 64 * MiB, false, false},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0}, 64 * MiB, false, false},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there, and each group takes a contiguous
      * range of rows (hardware prefetch: 0.47-0.67 -> 0.91-0.95 of the copy for fp32 at cols 1024).
      * bf16 in natural element order by zero-extension / narrowing conversion, and stored with
      * AVX512_BF16 where the probe allows: 25-40 % less time than the permuted-lane order in the
-     * bf16 forward and backward with the data in cache (docs/PERFORMANCE.md). */
+     * bf16 forward and backward with the data in cache. bf16 calls with dweight/dbias take 4 rows
+     * per item (one pass over the workspace row per 4 rows: 27.5 -> 22.4 ms at cols 4096); fp32
+     * calls do not (slower at cols 256-1024; docs/PERFORMANCE.md). */
     {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 8, 0, 0, 0, 1, 1, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0}, 64 * MiB, true, true},
+     {1, 1, 1, 0, 1, 0, 0, 4, 1, 4, 0}, 64 * MiB, true, true},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0},
      {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0}, 64 * MiB, false, false},
 };
@@ -201,7 +203,7 @@ static size_t prev_pow2(size_t v)
     return p;
 }
 
-clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows, size_t cols,
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem)
 {
     const clnorm_device_params *P = ctx->params;
@@ -250,9 +252,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, size_t rows
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
-    /* rows per item: only where the rows sit in registers (the other regimes stream them) */
+    /* Rows per item: for the dweight/dbias sums' sake (one item's register sums, or one pass over
+     * the workspace row, serve RPI rows), so only in calls with them; with the rows in registers,
+     * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
+     * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
     const unsigned rpi = max_elem == 2 ? op->rpi16 : op->rpi;
-    L.rpi = backward && L.ncache && rpi > 1 ? rpi : 1;
+    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 ? rpi : 1;
     L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)

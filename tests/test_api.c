@@ -287,6 +287,53 @@ START_TEST(create_from_out_of_order_queue)
 }
 END_TEST
 
+/* clnorm_launch_plan: consistent shapes for every op, dtype and a spread of cols, and its errors. */
+START_TEST(launch_plans)
+{
+    clnorm_context *ctx = test_context();
+    static const clnorm_dtype dtypes[] = {CLNORM_F32, CLNORM_BF16, CLNORM_F16};
+    static const size_t cols_list[] = {1, 7, 64, 256, 1000, 4096, 20000, 65536};
+    static const int ops[] = {0, 1, CLNORM_PLAN_BACKWARD_DX};
+    for (size_t d = 0; d < 3; ++d)
+        for (size_t c = 0; c < sizeof cols_list / sizeof cols_list[0]; ++c)
+            for (size_t o = 0; o < 3; ++o)
+                for (size_t rows = 0; rows <= 4097; rows += 4097) {
+                    const size_t cols = cols_list[c];
+                    clnorm_launch_info L;
+                    memset(&L, 0xA5, sizeof L);
+                    clnorm_status st = clnorm_launch_plan(ctx, ops[o], rows, cols, dtypes[d], &L);
+                    ck_assert_msg(st == CLNORM_SUCCESS, "plan op %d dtype %d cols %zu: %s", ops[o], (int)dtypes[d], cols,
+                                  clnorm_context_last_error(ctx));
+                    const unsigned v = L.vector_width;
+                    ck_assert_msg(v >= 1 && v <= 16 && (v & (v - 1)) == 0 && cols % v == 0, "vector width %u, cols %zu", v, cols);
+                    ck_assert(L.items_per_row >= 1 && L.rows_per_group >= 1);
+                    ck_assert_uint_eq(L.work_group_size, L.items_per_row * L.rows_per_group);
+                    if (L.register_cache)
+                        ck_assert_msg((size_t)L.register_cache * L.items_per_row * v >= cols,
+                                      "register cache %u x %u items x %u < cols %zu", L.register_cache, L.items_per_row, v, cols);
+                    if (L.register_accumulators)
+                        ck_assert((size_t)L.register_accumulators * L.items_per_row * v >= cols);
+                    ck_assert_msg(L.rows_per_item == 1 || L.rows_per_item == 2 || L.rows_per_item == 4, "rows per item %u",
+                                  L.rows_per_item);
+                    ck_assert(L.raw_cache <= 1);
+                    if (ops[o] != 1) { /* the forward, and the backward without dweight/dbias */
+                        ck_assert_uint_eq(L.register_accumulators, 0);
+                        ck_assert_uint_eq(L.rows_per_item, 1);
+                    }
+                    if (ops[o] == 0 || dtypes[d] == CLNORM_F32)
+                        ck_assert_uint_eq(L.raw_cache, 0);
+                    ck_assert_msg(rows ? L.work_groups >= 1 : L.work_groups == 0, "rows %zu, %zu groups", rows, L.work_groups);
+                }
+    clnorm_launch_info L;
+    ck_assert_int_eq(clnorm_launch_plan(NULL, 0, 1, 1, CLNORM_F32, &L), CLNORM_NULL_ARGUMENT);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, 0, 1, 1, CLNORM_F32, NULL), CLNORM_NULL_ARGUMENT);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, 0, 1, 1, (clnorm_dtype)99, &L), CLNORM_INVALID_DTYPE);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, 1, 1, 0, CLNORM_F32, &L), CLNORM_INVALID_SHAPE);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, 1, SIZE_MAX / 2, 4, CLNORM_F32, &L), CLNORM_INVALID_SHAPE);
+    ck_assert_msg(clnorm_context_last_error(ctx)[0] != '\0', "no message for an invalid shape");
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -304,6 +351,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, select_device_specs);
     tcase_add_test(tc, create_from_in_order_queue);
     tcase_add_test(tc, create_from_out_of_order_queue);
+    tcase_add_test(tc, launch_plans);
     suite_add_tcase(s, tc);
     return s;
 }
