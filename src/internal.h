@@ -47,6 +47,7 @@ typedef struct clnorm_op_params {
                                item at once (1, 2, 4; 0 = 1) */
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
     unsigned raw16;         /* backward, register cache, all tensors 16-bit: keep x and dy as stored (1) */
+    unsigned rpi_cols;      /* rows per item only from this many cols on (0: any) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -18,26 +18,27 @@
  * items per row, 256-item groups and 4 persistent groups per compute unit. */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
-     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16}
-     *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16}
+     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols}
+     *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0}, 64 * MiB, false, false},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0}, 64 * MiB, false, false},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there, and each group takes a contiguous
      * range of rows (hardware prefetch: 0.47-0.67 -> 0.91-0.95 of the copy for fp32 at cols 1024).
      * bf16 in natural element order by zero-extension / narrowing conversion, and stored with
      * AVX512_BF16 where the probe allows: 25-40 % less time than the permuted-lane order in the
-     * bf16 forward and backward with the data in cache. bf16 calls with dweight/dbias take 4 rows
-     * per item (one pass over the workspace row per 4 rows: 27.5 -> 22.4 ms at cols 4096); fp32
-     * calls do not (slower at cols 256-1024; docs/PERFORMANCE.md). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 8, 0, 0, 0, 1, 1, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 1, 4, 0}, 64 * MiB, true, true},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0}, 64 * MiB, false, false},
+     * bf16 forward and backward with the data in cache. Calls with dweight/dbias take 4 rows per
+     * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
+     * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
+     * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). */
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 8, 0, 0, 0, 1, 1, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048}, 64 * MiB, true, true},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0}, 64 * MiB, false, false},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -94,7 +95,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_nacc", &p->bwd.nacc, 0, 16, true},     {"bwd_groups", &p->bwd.groups_per_cu, 1, 64, false},
         {"red_lanes", &p->red_lanes, 1, 32, true},
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
-        {"bwd_raw16", &p->bwd.raw16, 0, 1, false},
+        {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {
@@ -257,7 +258,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
      * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
     const unsigned rpi = max_elem == 2 ? op->rpi16 : op->rpi;
-    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 ? rpi : 1;
+    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols ? rpi : 1;
     L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
