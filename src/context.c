@@ -22,8 +22,6 @@ static clnorm_status finish_create(clnorm_context *c, clnorm_context **out)
             return st;
         }
     }
-    /* the AVX512_BF16 stores only after a probe has run them (probe.c), and only when wanted */
-    c->x86_bf16_ok = c->params->x86_bf16 && clnorm__probe_x86_bf16(c);
     const char *opt = getenv("CLNORM_BUILD_OPTIONS");
     if (opt && *opt) {
         c->user_options = strdup(opt);

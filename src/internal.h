@@ -114,7 +114,6 @@ struct clnorm_context {
     clnorm_device_params tuned;         /* the table's row with CLNORM_TUNE applied */
     char *user_options; /* CLNORM_BUILD_OPTIONS as it was when the context was created */
     bool out_of_order;  /* the queue may run commands out of order: internal dependencies need events */
-    bool x86_bf16_ok;   /* info.x86_bf16 and the probe's conversions matched (probe.c) */
 
     pthread_mutex_t lock; /* guards everything below, and clSetKernelArg + enqueue sequences */
     clnorm_program_entry *programs;

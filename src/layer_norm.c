@@ -61,14 +61,27 @@ static bool lane_perm(const clnorm_context *ctx, const clnorm_launch *L, const c
     return false;
 }
 
-static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm)
+/* Whether a call stores bf16 through AVX512_BF16 (common.cl, X86_BF16): on devices whose table row
+ * asks for it and that have it, for calls with a bf16 tensor and vectors of 8 or more, once the
+ * probe has run the instruction (probe.c; the first such call in the process pays for it). */
+static bool x86_bf16(const clnorm_context *ctx, const clnorm_launch *L, const clnorm_view *const *v, size_t n)
+{
+    if (!ctx->params->x86_bf16 || !ctx->info.x86_bf16 || L->vec < 8)
+        return false;
+    for (size_t i = 0; i < n; ++i)
+        if (v[i]->present && v[i]->dtype == CLNORM_BF16)
+            return clnorm__probe_x86_bf16(ctx);
+    return false;
+}
+
+static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm, bool x86)
 {
     /* NV_CVT packs (even, odd) pairs in natural order: not with permuted lanes (CLNORM_TUNE perm=1 on
      * NVIDIA), where the portable store is used */
     const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8 && !perm;
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
-    const bool x86 = ctx->params->x86_bf16 && ctx->x86_bf16_ok && !perm;
+    x86 = x86 && !perm;
     snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s", L->vec,
              L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
@@ -160,7 +173,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
     char shape[160], options[1024];
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
-    shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4));
+    shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4));
     snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),
              token(&vw), token(&vb), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
@@ -314,7 +327,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     char shape[160], options[1024];
     const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const bool perm = lane_perm(ctx, &L, bwd_views, 5);
-    shape_options(ctx, shape, sizeof shape, &L, perm);
+    shape_options(ctx, shape, sizeof shape, &L, perm, x86_bf16(ctx, &L, bwd_views, 5));
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
     snprintf(options, sizeof options, "%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
