@@ -22,6 +22,9 @@
 #if defined(LANE_PERM) && (defined(NV_CVT) || defined(X86_BF16) || defined(BF16_ZEXT))
 #error "LANE_PERM excludes NV_CVT, X86_BF16 and BF16_ZEXT (they keep the natural element order)"
 #endif
+#if defined(X86_BF16) && !defined(BF16_ZEXT)
+#error "X86_BF16 is a store of the BF16_ZEXT order"
+#endif
 #ifndef TPR
 #define TPR 1
 #endif
@@ -151,7 +154,6 @@ inline uinth ldr_f16(const __global half *p, long i) { return *(const __global u
 #ifndef LANE_PERM
 inline floatv cvr_f32(floatv v) { return v; }
 #ifdef BF16_ZEXT
-typedef CAT(uint, VN) uintv0;
 inline floatv cvr_bf16(uinth u) { return CAT(as_float, VN)(CAT(convert_uint, VN)(CAT(as_ushort, VN)(u)) << 16); }
 #else
 inline floatv cvr_bf16(uinth u) { return interleave(as_floath(u << 16), as_floath(u & (uinth)0xFFFF0000u)); }
@@ -217,30 +219,37 @@ typedef CAT(uint, VN) uintv;
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     const uintv u = CAT(as_uint, VN)(v);
-#ifdef EXP_TRUNC
-    const uintv r = u >> 16;
-    *(__global uinth *)(p + i) = r.lo | (r.hi << 16);
-    return;
-#endif
-    const uintv r2 = select((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16, (u >> 16) | (uintv)0x40u,
+    const uintv r = select((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16, (u >> 16) | (uintv)0x40u,
                            CAT(as_uint, VN)(isnan(v)));
-    *(__global uinth *)(p + i) = r2.lo | (r2.hi << 16);
-}
-#elif defined(X86_BF16) && VEC >= 8
-inline void stv_bf16(__global ushort *p, long i, floatv v)
-{
-    uinth r;
-    __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v));
-    *(__global uinth *)(p + i) = r;
+    *(__global uinth *)(p + i) = r.lo | (r.hi << 16);
 }
 #elif defined(BF16_ZEXT)
-inline void stv_bf16(__global ushort *p, long i, floatv v)
+typedef CAT(uint, VN) uintv0;
+/* round to nearest even, NaN kept a quiet NaN, in natural order: narrowed by one conversion */
+inline uinth bf16_narrow(floatv v)
 {
     const uintv0 u = CAT(as_uint, VN)(v);
     const uintv0 r = select((u + (uintv0)0x7FFFu + ((u >> 16) & (uintv0)1u)) >> 16, (u >> 16) | (uintv0)0x40u,
                             CAT(as_uint, VN)(isnan(v)));
-    *(__global uinth *)(p + i) = CAT(as_, uinth)(CAT(convert_ushort, VN)(r));
+    return CAT(as_, uinth)(CAT(convert_ushort, VN)(r));
 }
+#if defined(X86_BF16) && VEC >= 8
+/* AVX512_BF16 (PoCL on a CPU that has it, chosen by the host after probe.c ran it): one
+ * instruction per vector. It reads fp32 denormals as zero, so a vector with a zero-exponent lane
+ * (a denormal, or a zero, for which both paths agree) takes the portable rounding instead. */
+inline void stv_bf16(__global ushort *p, long i, floatv v)
+{
+    uinth r;
+    if (any((CAT(as_uint, VN)(v) & (uintv0)0x7F800000u) == (uintv0)0)) {
+        r = bf16_narrow(v);
+    } else {
+        __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v));
+    }
+    *(__global uinth *)(p + i) = r;
+}
+#else
+inline void stv_bf16(__global ushort *p, long i, floatv v) { *(__global uinth *)(p + i) = bf16_narrow(v); }
+#endif
 #else
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {

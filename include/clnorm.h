@@ -349,17 +349,20 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * built.
  * @{ */
 
-/** The launch shape of one forward or backward kernel call. */
+/** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
+ * raw_cache: a program that allocates this struct must be built against this header.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
                                          every offset and every row stride, within the table's
                                          vector bytes, 16 elements and the device's base-address
                                          alignment */
     unsigned items_per_row;         /**< work-items sharing one row */
-    unsigned rows_per_group;        /**< rows handled at once by one work-group */
+    unsigned rows_per_group;        /**< row slots of one work-group (it handles rows_per_group *
+                                         rows_per_item rows at once) */
     unsigned work_group_size;       /**< items_per_row * rows_per_group */
     unsigned register_cache;        /**< vectors per item kept in registers (x; backward: xhat and
-                                         g); 0: rows stream from memory */
+                                         g, or x and dy as stored when raw_cache is 1), per row
+                                         the item takes; 0: rows stream from memory */
     unsigned register_accumulators; /**< backward: vectors per item of dweight/dbias sums kept in
                                          registers (0: in the workspace); 0 for the forward
                                          and for the backward without dweight and dbias */

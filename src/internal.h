@@ -44,7 +44,7 @@ typedef struct clnorm_op_params {
     unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */
     unsigned groups_per_cu; /* backward: persistent grid, work-groups per compute unit */
     unsigned rpi;           /* backward with dweight/dbias, register-cache or streaming regime: rows per
-                               item at once (1, 2, 4; 0 = 1) */
+                               item at once (1, 2, 4) */
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
     unsigned raw16;         /* backward, register cache, all tensors 16-bit: keep x and dy as stored (1) */
     unsigned rpi_cols;      /* rows per item only from this many cols on (0: any) */

@@ -81,7 +81,7 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     const bool cvt = ctx->params->nv_cvt && ctx->info.nv_cc_major >= 8 && !perm;
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
-    x86 = x86 && !perm;
+    x86 = x86 && zext;
     snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s", L->vec,
              L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",

@@ -143,7 +143,10 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
 static bool host_cpu_device_with_avx512_bf16(cl_device_id dev, const clnorm_device_info *info)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    if (!(info->type & CL_DEVICE_TYPE_CPU) || !strstr(info->name, "avx512"))
+    /* PoCL's local CPU drivers name their device "pthread-<cpu>..." (3.x) or "cpu-<cpu>..." (4+);
+     * a remote device would run elsewhere than the CPU checked below */
+    if (!(info->type & CL_DEVICE_TYPE_CPU) || !strstr(info->name, "avx512") ||
+        (strncmp(info->name, "pthread-", 8) != 0 && strncmp(info->name, "cpu-", 4) != 0))
         return false;
     cl_platform_id plat = NULL;
     char pname[256] = "";
@@ -266,6 +269,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     while (rpw > 1 && rpw * tpr > max_wg)
         rpw /= 2;
     L.rpw = (unsigned)rpw;
+    /* backward.cl's row sums take 2 * RPI floats per item, plus as many per 32 items, of local
+     * memory (RED_SIZE): fewer rows per item where that would not fit */
+    const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
+    while (L.rpi > 1 && ctx->info.local_mem && red_bytes * L.rpi > ctx->info.local_mem)
+        L.rpi /= 2;
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {

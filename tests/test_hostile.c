@@ -282,6 +282,66 @@ static void overflow_case(clnorm_dtype dt, float wscale)
 START_TEST(f16_overflow_is_inf) { overflow_case(CLNORM_F16, 6.0e4f); }
 END_TEST
 
+/* F16 / BF16 outputs in their subnormal range are stored correctly rounded, not flushed to zero
+ * (bf16: every lane of a vector subnormal, and vectors mixing them with normal values), when the
+ * device keeps fp32 denormals (CL_FP_DENORM); otherwise within the flushed value's reach. */
+static void subnormal_output_case(clnorm_dtype dt, float wscale)
+{
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_device_fp_config fp = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL));
+    enum { R = 4, C = 64 };
+    float x[R * C], w[C];
+    uint16_t y[R * C];
+    rng g;
+    rng_seed(&g, 23);
+    for (int i = 0; i < R * C; ++i)
+        x[i] = (float)rng_normal(&g);
+    for (int i = 0; i < C; ++i) /* columns 0-31 subnormal outputs, 32-47 mixed, 48-63 normal */
+        w[i] = (i < 32 ? wscale : i < 48 ? (i % 2 ? wscale : 1.0f) : 1.0f) * (float)rng_range(&g, 0.25, 1.0);
+    memset(y, 0xFF, sizeof y);
+    cl_mem bx = upload(c, x, sizeof x), bw = upload(c, w, sizeof w), by = upload(c, y, sizeof y);
+    const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, dt};
+    const clnorm_vector W = {bw, 0, CLNORM_F32};
+    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, R, C, 1e-5f, &X, &W, NULL, &Y, NULL, NULL, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
+    double xd[R * C], wd[C], ref[R * C];
+    for (int i = 0; i < R * C; ++i)
+        xd[i] = x[i];
+    for (int i = 0; i < C; ++i)
+        wd[i] = w[i];
+    ref_forward(R, C, 1e-5f, xd, wd, NULL, ref, NULL, NULL);
+    const double tiny = dt == CLNORM_F16 ? 6.103515625e-05 : 1.1754943508222875e-38; /* smallest normal */
+    int subnormals = 0;
+    for (int i = 0; i < R * C; ++i) {
+        const double got = dtype_load(dt, y, (size_t)i);
+        const double tol = dtype_ulp(dt, ref[i]) + 1e-5 * fabs(ref[i]);
+        if (fabs(ref[i]) < tiny && fabs(ref[i]) > 2 * dtype_ulp(dt, 0.0)) {
+            ++subnormals;
+            if (fp & CL_FP_DENORM)
+                ck_assert_msg(fabs(got - ref[i]) <= tol && got != 0.0, "%s y[%d] = %g, expected subnormal %g",
+                              dtype_name(dt), i, got, ref[i]);
+            else
+                ck_assert_msg(isfinite(got) && fabs(got) <= fabs(ref[i]) + tol, "%s y[%d] = %g, expected %g or 0",
+                              dtype_name(dt), i, got, ref[i]);
+        } else {
+            ck_assert_msg(isfinite(got) && fabs(got - ref[i]) <= tol, "%s y[%d] = %g, expected %g", dtype_name(dt), i,
+                          got, ref[i]);
+        }
+    }
+    ck_assert_msg(subnormals > 64, "only %d subnormal outputs: the case tests little", subnormals);
+    clReleaseMemObject(bx);
+    clReleaseMemObject(bw);
+    clReleaseMemObject(by);
+}
+
+START_TEST(bf16_subnormal_outputs) { subnormal_output_case(CLNORM_BF16, 3.0e-39f); }
+END_TEST
+
+START_TEST(f16_subnormal_outputs) { subnormal_output_case(CLNORM_F16, 2.0e-5f); }
+END_TEST
+
 START_TEST(bf16_overflow_is_inf) { overflow_case(CLNORM_BF16, 3.0e38f); }
 END_TEST
 
@@ -298,6 +358,8 @@ int main(void)
     tcase_add_test(tc, subnormal_inputs);
     tcase_add_test(tc, f16_overflow_is_inf);
     tcase_add_test(tc, bf16_overflow_is_inf);
+    tcase_add_test(tc, bf16_subnormal_outputs);
+    tcase_add_test(tc, f16_subnormal_outputs);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
