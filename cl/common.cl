@@ -236,11 +236,20 @@ inline uinth bf16_narrow(floatv v)
 #if defined(X86_BF16) && VEC >= 8
 /* AVX512_BF16 (PoCL on a CPU that has it, chosen by the host after probe.c ran it): one
  * instruction per vector. It reads fp32 denormals as zero, so a vector with a zero-exponent lane
- * (a denormal, or a zero, for which both paths agree) takes the portable rounding instead. */
+ * (a denormal, or a zero, for which both paths agree) takes the portable rounding instead. The
+ * test is two instructions in assembly too: OpenCL's any() became ~40 lane extractions. */
+inline bool x86_any_zero_exponent(floatv v)
+{
+    int r;
+    const uintv0 e = (uintv0)0x7F800000u;
+    __asm__("xorl %0, %0\n\tvptestnmd %2, %1, %%k1\n\tkortestw %%k1, %%k1\n\tsetnz %b0"
+            : "=&r"(r) : "v"(v), "v"(e) : "k1", "cc");
+    return r != 0;
+}
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     uinth r;
-    if (any((CAT(as_uint, VN)(v) & (uintv0)0x7F800000u) == (uintv0)0)) {
+    if (x86_any_zero_exponent(v)) {
         r = bf16_narrow(v);
     } else {
         __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v));
