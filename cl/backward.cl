@@ -356,4 +356,5 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
     }
 #endif
+    NT_FENCE();
 }

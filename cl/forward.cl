@@ -159,4 +159,5 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             }
         }
     }
+    NT_FENCE();
 }

@@ -37,7 +37,8 @@
  *     permuted-lane order, 0 or 1), `zext` (bf16 widened and narrowed in natural element order by
  *     conversions, 0 or 1; not with `perm`), `x86bf16` (bf16 stores with AVX512_BF16's
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
- *     `perm`), `red_lanes` (dweight/dbias reduction lanes per column, a power
+ *     `perm`), `nt_kib` (PoCL on x86: the backward writes dx with non-temporal stores when it
+ *     spans at least this many KiB; 0: never), `red_lanes` (dweight/dbias reduction lanes per column, a power
  *     of two up to 32), and for the forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and
  *     `_target16` (vectors per item aimed at when deriving it, for 32-bit and all-16-bit data,

@@ -29,8 +29,9 @@ typedef struct clnorm_device_info {
     cl_ulong max_alloc;
     cl_uint base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: every buffer starts so aligned */
     cl_uint nv_cc_major;      /* NVIDIA compute capability (cl_nv_device_attribute_query); 0 elsewhere */
-    bool x86_bf16;            /* PoCL on this host's CPU, generating AVX-512 code, and the CPU has
-                                 AVX512_BF16 (vcvtneps2bf16 may be used; a probe confirms it) */
+    bool pocl_x86;            /* PoCL's CPU device on this x86 host (x86 code, inline assembly) */
+    bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
+                                 (vcvtneps2bf16 may be used; a probe confirms it) */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -65,6 +66,8 @@ typedef struct clnorm_device_params {
                                natural element order (CPUs; instead of even/odd word arithmetic) */
     bool x86_bf16;          /* fp32 -> bf16 stores with AVX512_BF16's vcvtneps2bf16 where the
                                device has it (info.x86_bf16) */
+    unsigned nt_kib;        /* PoCL on x86 (info.pocl_x86): outputs of at least this many KiB are
+                               written with non-temporal stores (around the cache); 0: never */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);

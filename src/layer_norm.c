@@ -74,6 +74,18 @@ static bool x86_bf16(const clnorm_context *ctx, const clnorm_launch *L, const cl
     return false;
 }
 
+/* " -DNT_STORE" when the call's output (its rows x stride span) is at least the table's size for
+ * non-temporal stores, on PoCL's x86 CPU device: written around the cache, a store does not read
+ * its line first, and an output that large would leave the cache before anyone read it. The
+ * backward only: its persistent work-items fence their stores once, at their end. */
+static const char *nt_option(const clnorm_context *ctx, size_t rows, size_t cols, const clnorm_view *out)
+{
+    if (!ctx->params->nt_kib || !ctx->info.pocl_x86)
+        return "";
+    const double bytes = ((double)(rows - 1) * (double)out->stride + (double)cols) * (double)elem(out);
+    return bytes >= (double)ctx->params->nt_kib * 1024.0 ? " -DNT_STORE" : "";
+}
+
 static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm, bool x86)
 {
     /* NV_CVT packs (even, odd) pairs in natural order: not with permuted lanes (CLNORM_TUNE perm=1 on
@@ -174,6 +186,8 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     char shape[160], options[1024];
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
     shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4));
+    /* no non-temporal stores here: each work-item takes one row, and the fence each must end with
+     * cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
     snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),
              token(&vw), token(&vb), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
@@ -330,8 +344,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     shape_options(ctx, shape, sizeof shape, &L, perm, x86_bf16(ctx, &L, bwd_views, 5));
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
-    snprintf(options, sizeof options, "%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
+    snprintf(options, sizeof options, "%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx), partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;

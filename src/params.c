@@ -20,11 +20,12 @@ static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols}
      *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols}
-     *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores */
+     *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
+     *   from this many KiB (0: never) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). The
      * backward's grid is persistent, so one row per group there, and each group takes a contiguous
@@ -36,9 +37,9 @@ static const clnorm_device_params table[] = {
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). */
     {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 8, 0, 0, 0, 1, 1, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048}, 64 * MiB, true, true},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048}, 64 * MiB, true, true, 16384},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0}, 64 * MiB, false, false},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -96,6 +97,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"red_lanes", &p->red_lanes, 1, 32, true},
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
+        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {
@@ -135,29 +137,40 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
     return CLNORM_SUCCESS;
 }
 
-/* Whether dev is PoCL's CPU device on this host, generating AVX-512 code (PoCL names the device
- * after the LLVM CPU it targets, e.g. "pthread-skylake-avx512-..."), and the host CPU has
- * AVX512_BF16. PoCL may target an older CPU model than the one it runs on (LLVM 15 has no Zen 4),
- * so the instruction is usable through inline assembly although PoCL's compiler does not know it:
- * the kernels use it only after a probe has checked it (programs.c). */
-static bool host_cpu_device_with_avx512_bf16(cl_device_id dev, const clnorm_device_info *info)
+/* Whether dev is PoCL's CPU device on this (x86) host: its kernels run on the CPU this code runs
+ * on, as x86 code that inline assembly may address. PoCL's local CPU drivers name their device
+ * "pthread-<cpu>..." (3.x) or "cpu-<cpu>..." (4+), after the LLVM CPU model they compile for; a
+ * remote device would run elsewhere. */
+static bool pocl_host_x86_cpu(cl_device_id dev, const clnorm_device_info *info)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    /* PoCL's local CPU drivers name their device "pthread-<cpu>..." (3.x) or "cpu-<cpu>..." (4+);
-     * a remote device would run elsewhere than the CPU checked below */
-    if (!(info->type & CL_DEVICE_TYPE_CPU) || !strstr(info->name, "avx512") ||
+    if (!(info->type & CL_DEVICE_TYPE_CPU) ||
         (strncmp(info->name, "pthread-", 8) != 0 && strncmp(info->name, "cpu-", 4) != 0))
         return false;
     cl_platform_id plat = NULL;
     char pname[256] = "";
-    if (clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) != CL_SUCCESS ||
-        clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL) != CL_SUCCESS ||
-        !strstr(pname, "Portable Computing Language"))
+    return clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL) == CL_SUCCESS &&
+           clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL) == CL_SUCCESS &&
+           strstr(pname, "Portable Computing Language");
+#else
+    (void)dev;
+    (void)info;
+    return false;
+#endif
+}
+
+/* ... generating AVX-512 code, on a CPU with AVX512_BF16. PoCL may target an older CPU model
+ * than the one it runs on (LLVM 15 has no Zen 4), so the instruction is usable through inline
+ * assembly although PoCL's compiler does not know it: the kernels use it only after a probe has
+ * checked it (probe.c). */
+static bool host_cpu_has_avx512_bf16(const clnorm_device_info *info)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    if (!info->pocl_x86 || !strstr(info->name, "avx512"))
         return false;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512bf16");
 #else
-    (void)dev;
     (void)info;
     return false;
 #endif
@@ -185,7 +198,8 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
         if (clGetDeviceInfo(dev, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof cc, &cc, NULL) == CL_SUCCESS)
             info->nv_cc_major = cc;
     }
-    info->x86_bf16 = !err && host_cpu_device_with_avx512_bf16(dev, info);
+    info->pocl_x86 = !err && pocl_host_x86_cpu(dev, info);
+    info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     if (info->compute_units == 0)
         info->compute_units = 1;
     return err;
