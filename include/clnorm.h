@@ -37,8 +37,8 @@
  *     permuted-lane order, 0 or 1), `zext` (bf16 widened and narrowed in natural element order by
  *     conversions, 0 or 1; not with `perm`), `x86bf16` (bf16 stores with AVX512_BF16's
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
- *     `perm`), `nt_kib` (PoCL on x86: the backward writes dx with non-temporal stores when it
- *     spans at least this many KiB; 0: never), `red_lanes` (dweight/dbias reduction lanes per column, a power
+ *     `perm`), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never), `red_lanes` (dweight/dbias reduction lanes per column, a power
  *     of two up to 32), and for the forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and
  *     `_target16` (vectors per item aimed at when deriving it, for 32-bit and all-16-bit data,
@@ -48,7 +48,8 @@
  *     goes past it when a row would not fit its register cache), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
  *     cache depth in vectors, 0 or a power of two up to 16); backward only: `bwd_nacc` (register
  *     dweight/dbias sums, 0 or a power of two up to 16), `bwd_groups` (persistent work-groups
- *     per compute unit, 1..64), `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
+ *     per compute unit, 1..64), `fwd_groups` (0: one forward work-group per row block, else a
+ *     persistent grid of that many groups per compute unit, 1..64), `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any) and `bwd_raw16` (the register cache of all-16-bit calls holds
  *     x and dy as stored, 0 or 1). `clnorm-bench --tune` searches them; clnorm_launch_plan() shows

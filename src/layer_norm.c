@@ -76,8 +76,8 @@ static bool x86_bf16(const clnorm_context *ctx, const clnorm_launch *L, const cl
 
 /* " -DNT_STORE" when the call's output (its rows x stride span) is at least the table's size for
  * non-temporal stores, on PoCL's x86 CPU device: written around the cache, a store does not read
- * its line first, and an output that large would leave the cache before anyone read it. The
- * backward only: its persistent work-items fence their stores once, at their end. */
+ * its line first, and an output that large would leave the cache before anyone read it. Only with
+ * persistent grids, whose work-items fence their stores once, at their end. */
 static const char *nt_option(const clnorm_context *ctx, size_t rows, size_t cols, const clnorm_view *out)
 {
     if (!ctx->params->nt_kib || !ctx->info.pocl_x86)
@@ -186,10 +186,13 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     char shape[160], options[1024];
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
     shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4));
-    /* no non-temporal stores here: each work-item takes one row, and the fence each must end with
-     * cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    snprintf(options, sizeof options, "%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, token(&vx), token(&vy),
-             token(&vw), token(&vb), ctx->user_options ? ctx->user_options : "");
+    /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
+     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
+    const bool persistent = ctx->params->fwd.groups_per_cu != 0;
+    snprintf(options, sizeof options, "%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape,
+             persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "",
+             persistent ? nt_option(ctx, rows, cols, &vy) : "", token(&vx), token(&vy), token(&vw), token(&vb),
+             ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
                            (vr.present ? FWD_RSTD : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;

@@ -27,16 +27,17 @@ static const clnorm_device_params table[] = {
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
-     * no register cache and no barriers (PoCL turns work-groups into loops over items). The
-     * backward's grid is persistent, so one row per group there, and each group takes a contiguous
-     * range of rows (hardware prefetch: 0.47-0.67 -> 0.91-0.95 of the copy for fp32 at cols 1024).
+     * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
+     * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
+     * of rows (forward with non-temporal stores: fp32 at cols 256/1024/4096 14.7/15.0/14.6 ->
+     * 12.3/12.0/13.0 ms; bf16 at 1024 7.0 -> 5.9 ms; backward (hardware prefetch: 0.47-0.67 -> 0.91-0.95 of the copy for fp32 at cols 1024).
      * bf16 in natural element order by zero-extension / narrowing conversion, and stored with
      * AVX512_BF16 where the probe allows: 25-40 % less time than the permuted-lane order in the
      * bf16 forward and backward with the data in cache. Calls with dweight/dbias take 4 rows per
      * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 8, 0, 0, 0, 1, 1, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0},
      {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048}, 64 * MiB, true, true, 16384},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0},
      {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
@@ -94,6 +95,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_tpr", &p->bwd.tpr, 0, 1024, true},     {"bwd_target", &p->bwd.target, 1, 64, false},
         {"bwd_wg", &p->bwd.wg, 1, 1024, true},       {"bwd_ncache", &p->bwd.ncache, 0, 16, true},
         {"bwd_nacc", &p->bwd.nacc, 0, 16, true},     {"bwd_groups", &p->bwd.groups_per_cu, 1, 64, false},
+        {"fwd_groups", &p->fwd.groups_per_cu, 0, 64, false},
         {"red_lanes", &p->red_lanes, 1, 32, true},
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
@@ -291,7 +293,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {
-        L.groups = blocks;
+        /* one group per row block, or a persistent grid where the table asks for one (CPUs) */
+        L.groups = op->groups_per_cu ? (size_t)ctx->info.compute_units * op->groups_per_cu : blocks;
+        if (L.groups > blocks)
+            L.groups = blocks;
         return L;
     }
     /* Persistent grid for the backward: enough groups to fill the device, fewer when the fp32
