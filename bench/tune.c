@@ -40,8 +40,10 @@ typedef struct tune_arg {
 static int rep(void *p, cl_event *last)
 {
     tune_arg *a = p;
+    /* op 3 (bwd_res): the residual gradient read from y's buffer (same shape and dtype) */
     clnorm_status st = a->backward
-        ? clnorm_layer_norm_backward(a->ctx, a->rows, a->cols, &a->dy, &a->x, &a->w, &a->mean, &a->rstd, NULL,
+        ? clnorm_layer_norm_backward(a->ctx, a->rows, a->cols, &a->dy, &a->x, &a->w, &a->mean, &a->rstd,
+              a->backward == 3 ? &a->y : NULL,
               &a->dx, a->backward == 2 ? NULL : &a->dw, a->backward == 2 ? NULL : &a->db, 0, NULL, last)
         : clnorm_layer_norm_forward(a->ctx, a->rows, a->cols, 1e-5f, &a->x, &a->w, &a->b, &a->y, &a->mean,
               &a->rstd, 0, NULL, last);
@@ -143,16 +145,19 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
     tune_arg a = {NULL, 0, rows, cols, {x, 0, 0, dt}, {y, 0, 0, dt}, {dy, 0, 0, dt}, {dx, 0, 0, dt}, {w, 0, dt},
                   {b, 0, dt}, {m, 0, CLNORM_F32}, {r, 0, CLNORM_F32}, {dw, 0, CLNORM_F32}, {db, 0, CLNORM_F32}};
     const char *dname = dt == CLNORM_F32 ? "f32" : dt == CLNORM_BF16 ? "bf16" : "f16";
-    static const char *const op_names[] = {"forward", "backward", "bwd_dx"};
-    for (int op = 0; op < 3; ++op) {
+    static const char *const op_names[] = {"forward", "backward", "bwd_dx", "bwd_res"};
+    for (int op = 0; op < 4; ++op) {
         const char *const *c = op ? BWD : FWD;
         int n = op ? (int)(sizeof BWD / sizeof *BWD) : (int)(sizeof FWD / sizeof *FWD);
         /* CLNORM_BENCH_TUNE_FWD / _BWD / _DX: a ';'-separated grid instead of the built-in one ("" skips
          * the op). The backward is timed with dweight and dbias; bwd_dx (without them, a kernel
-         * compiled without their sums) only when CLNORM_BENCH_TUNE_DX is set. */
-        const char *grid = getenv(op == 2 ? "CLNORM_BENCH_TUNE_DX" : op ? "CLNORM_BENCH_TUNE_BWD" : "CLNORM_BENCH_TUNE_FWD");
-        if (op == 2 && !grid)
-            break;
+         * compiled without their sums) only when CLNORM_BENCH_TUNE_DX is set, bwd_res (with them
+         * and the residual gradient) only when CLNORM_BENCH_TUNE_RES is. */
+        static const char *const grid_vars[] = {"CLNORM_BENCH_TUNE_FWD", "CLNORM_BENCH_TUNE_BWD", "CLNORM_BENCH_TUNE_DX",
+                                                "CLNORM_BENCH_TUNE_RES"};
+        const char *grid = getenv(grid_vars[op]);
+        if (op >= 2 && !grid)
+            continue;
         char *gcopy = NULL, *cands[64];
         if (grid) {
             gcopy = strdup(grid);
@@ -162,7 +167,7 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
                 cands[n++] = t;
             c = (const char *const *)cands;
         }
-        const double tensors = op ? 3.0 : 2.0; /* bytes model as in the main table */
+        const double tensors = op == 3 ? 4.0 : op ? 3.0 : 2.0; /* bytes model as in the main table */
         double best = 0.0;
         int bi = -1;
         a.backward = op;
