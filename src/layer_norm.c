@@ -347,8 +347,10 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     shape_options(ctx, shape, sizeof shape, &L, perm, x86_bf16(ctx, &L, bwd_views, 5));
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
-    snprintf(options, sizeof options, "%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx), partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
+    /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
+    snprintf(options, sizeof options, "%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx),
+             ctx->info.pocl_x86 && vdr.present ? " -DCPU_PREFETCH" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
