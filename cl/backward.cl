@@ -135,15 +135,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 
     const ulong nblocks = (rows + RPW * RPI - 1) / (RPW * RPI);
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
-#ifdef CONTIG_ROWS
-    /* CPUs: each group takes one contiguous range of row blocks, so a thread streams through
-     * memory in order (the hardware prefetchers follow it) */
-    const ulong ng = get_num_groups(0), g = get_group_id(0), per = nblocks / ng, extra = nblocks % ng;
-    const ulong b0 = g * per + min(g, extra), b1 = b0 + per + (g < extra ? 1 : 0);
-    for (ulong blk = b0; blk < b1; ++blk) {
-#else
-    for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
-#endif
+    const ulong blk_end = blocks_end(nblocks);
+    for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
         float mu[RPI], rs[RPI], sv[2 * RPI];
 #if NCACHE > 0
@@ -256,9 +249,9 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #ifdef CPU_PREFETCH
                         /* the residual gradient is read by the dx pass below, after this pass has
                          * gone through RPI rows of x and dy: fetched now, it arrives in time (PoCL,
-                         * bf16 with dweight/dbias at cols 4096: 19.4 -> 15.3 ms) */
-                        if (flags & BWD_DRES)
-                            __builtin_prefetch(dr + dr_off + (row0 + i) * dr_ld + k * VEC);
+                         * bf16 with dweight/dbias at cols 4096: 19.4 -> 15.3 ms). The host sets
+                         * CPU_PREFETCH only in calls with a residual gradient. */
+                        __builtin_prefetch(dr + dr_off + (row0 + i) * dr_ld + k * VEC);
 #endif
                         const floatv d = LDV(T_DY, dyr[i], k * VEC);
                         const floatv xhat = (LDV(T_X, xr[i], k * VEC) - mu[i]) * rs[i];

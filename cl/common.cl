@@ -52,6 +52,29 @@
 #define NT_FENCE()
 #endif
 
+/* ---- the row blocks a work-group takes -------------------------------------------------------
+ * Round robin (g, g + G, g + 2G, ...), or with CONTIG_ROWS (CPUs, persistent grids) one contiguous
+ * range per group, so a thread streams through memory in order (the hardware prefetchers follow
+ * it). Depends on the work-group only: every item of a group runs the same trip count.
+ *   for (ulong blk = blocks_first(n); blk < blocks_end(n); blk += blocks_step()) */
+#ifdef CONTIG_ROWS
+inline ulong blocks_first(ulong n)
+{
+    const ulong ng = get_num_groups(0), g = get_group_id(0);
+    return g * (n / ng) + min(g, n % ng);
+}
+inline ulong blocks_end(ulong n)
+{
+    const ulong ng = get_num_groups(0), g = get_group_id(0);
+    return blocks_first(n) + n / ng + (g < n % ng ? 1 : 0);
+}
+inline ulong blocks_step(void) { return 1; }
+#else
+inline ulong blocks_first(ulong n) { (void)n; return get_group_id(0); }
+inline ulong blocks_end(ulong n) { return n; }
+inline ulong blocks_step(void) { return get_num_groups(0); }
+#endif
+
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
@@ -122,6 +145,8 @@ typedef uint4 uinth;
 #else
 typedef uint8 uinth;
 #endif
+/* uint vector of VEC lanes (one per element, e.g. an fp32 vector's bits) */
+typedef CAT(uint, VN) uintv;
 
 /* raw vector access to fp32 data: the backward's workspace, which only our kernels read */
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
@@ -192,11 +217,9 @@ inline floatv ldv_bf16(const __global ushort *p, long i) { return cvr_bf16(ldr_b
 inline floatv ldv_f16(const __global half *p, long i) { return cvr_f16(ldr_f16(p, i)); }
 
 /* fp32 bits -> bf16 bits in the low 16 bits of each word (RNE, NaN kept a quiet NaN) */
-inline uinth bf16_bits(uinth u, uinth nan_mask)
-{
-    const uinth r = (u + (uinth)0x7FFFu + ((u >> 16) & (uinth)1u)) >> 16;
-    return select(r, (u >> 16) | (uinth)0x40u, nan_mask);
-}
+/* the same on any uint vector type T, in each 32-bit lane */
+#define BF16_RNE(T, u, nan_mask) select(((u) + (T)0x7FFFu + (((u) >> 16) & (T)1u)) >> 16, ((u) >> 16) | (T)0x40u, (nan_mask))
+inline uinth bf16_bits(uinth u, uinth nan_mask) { return BF16_RNE(uinth, u, nan_mask); }
 #if VEC == 2
 /* scalar select takes the mask's truth value, not its top bit */
 #define NANMASK(x) (isnan(x) ? 0xFFFFFFFFu : 0u)
@@ -226,22 +249,16 @@ inline uint bf16x2(float lo, float hi)
 inline void stv_bf16(__global ushort *p, long i, floatv v) { *(__global uinth *)(p + i) = BF16_PACK(v.even, v.odd); }
 #elif defined(LANE_PERM)
 /* evens in the low half, odds in the high half: round all lanes at once, then pack */
-typedef CAT(uint, VN) uintv;
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
-    const uintv u = CAT(as_uint, VN)(v);
-    const uintv r = select((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16, (u >> 16) | (uintv)0x40u,
-                           CAT(as_uint, VN)(isnan(v)));
+    const uintv r = BF16_RNE(uintv, CAT(as_uint, VN)(v), CAT(as_uint, VN)(isnan(v)));
     *(__global uinth *)(p + i) = r.lo | (r.hi << 16);
 }
 #elif defined(BF16_ZEXT)
-typedef CAT(uint, VN) uintv0;
 /* round to nearest even, NaN kept a quiet NaN, in natural order: narrowed by one conversion */
 inline uinth bf16_narrow(floatv v)
 {
-    const uintv0 u = CAT(as_uint, VN)(v);
-    const uintv0 r = select((u + (uintv0)0x7FFFu + ((u >> 16) & (uintv0)1u)) >> 16, (u >> 16) | (uintv0)0x40u,
-                            CAT(as_uint, VN)(isnan(v)));
+    const uintv r = BF16_RNE(uintv, CAT(as_uint, VN)(v), CAT(as_uint, VN)(isnan(v)));
     return CAT(as_, uinth)(CAT(convert_ushort, VN)(r));
 }
 #if defined(X86_BF16) && VEC >= 8
@@ -252,7 +269,7 @@ inline uinth bf16_narrow(floatv v)
 inline bool x86_any_zero_exponent(floatv v)
 {
     int r;
-    const uintv0 e = (uintv0)0x7F800000u;
+    const uintv e = (uintv)0x7F800000u;
     __asm__("xorl %0, %0\n\tvptestnmd %2, %1, %%k1\n\tkortestw %%k1, %%k1\n\tsetnz %b0"
             : "=&r"(r) : "v"(v), "v"(e) : "k1", "cc");
     return r != 0;

@@ -47,16 +47,10 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #endif
     const ulong nblocks = (rows + RPW - 1) / RPW;
     /* Usually one block per work-group; the host caps the grid for huge row counts, and on CPUs
-     * may make it persistent (a few groups, each taking one contiguous range of row blocks, as
-     * in backward.cl). The trip count depends on the work-group only, so every item reaches the
-     * same barriers. */
-#ifdef CONTIG_ROWS
-    const ulong ng = get_num_groups(0), g = get_group_id(0), per = nblocks / ng, extra = nblocks % ng;
-    const ulong b0 = g * per + min(g, extra), b1 = b0 + per + (g < extra ? 1 : 0);
-    for (ulong blk = b0; blk < b1; ++blk) {
-#else
-    for (ulong blk = get_group_id(0); blk < nblocks; blk += get_num_groups(0)) {
-#endif
+     * may make it persistent (a few groups, each taking one contiguous range of row blocks). The
+     * trip count depends on the work-group only, so every item reaches the same barriers. */
+    const ulong blk_end = blocks_end(nblocks);
+    for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row = blk * RPW + lid / TPR;
         const bool valid = row < rows;
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
