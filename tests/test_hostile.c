@@ -235,31 +235,48 @@ END_TEST
 
 /* F16 / BF16 outputs: values beyond the storage range round to +-Inf (round to nearest even),
  * values inside it are stored correctly rounded. */
-static void overflow_case(clnorm_dtype dt, float wscale)
+enum { OR = 4, OC = 64 };
+
+/* A forward with fp32 x (N(0,1)) and weight w into a 16-bit y (poisoned with NaN first); y read
+ * back, and its float64 reference. */
+static void forward_16bit_output(clnorm_dtype dt, const float w[OC], uint64_t seed, uint16_t y[OR * OC],
+                                 double ref[OR * OC])
 {
     clnorm_context *ctx = test_context();
     cl_context c = clnorm_context_cl_context(ctx);
-    enum { R = 4, C = 64 };
-    float x[R * C], w[C];
-    uint16_t y[R * C];
+    float x[OR * OC];
     rng g;
-    rng_seed(&g, 17);
-    for (int i = 0; i < R * C; ++i)
+    rng_seed(&g, seed);
+    for (int i = 0; i < OR * OC; ++i)
         x[i] = (float)rng_normal(&g);
-    for (int i = 0; i < C; ++i)
-        w[i] = wscale * (float)rng_range(&g, 0.25, 1.0);
-    memset(y, 0xFF, sizeof y);
-    cl_mem bx = upload(c, x, sizeof x), bw = upload(c, w, sizeof w), by = upload(c, y, sizeof y);
+    memset(y, 0xFF, OR * OC * sizeof *y);
+    cl_mem bx = upload(c, x, sizeof x), bw = upload(c, w, OC * sizeof *w), by = upload(c, y, OR * OC * sizeof *y);
     const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, dt};
     const clnorm_vector W = {bw, 0, CLNORM_F32};
-    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, R, C, 1e-5f, &X, &W, NULL, &Y, NULL, NULL, 0, NULL, NULL));
-    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
-    double xd[R * C], wd[C], ref[R * C];
-    for (int i = 0; i < R * C; ++i)
+    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, OR, OC, 1e-5f, &X, &W, NULL, &Y, NULL, NULL, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), by, CL_TRUE, 0, OR * OC * sizeof *y, y, 0, NULL, NULL));
+    double xd[OR * OC], wd[OC];
+    for (int i = 0; i < OR * OC; ++i)
         xd[i] = x[i];
-    for (int i = 0; i < C; ++i)
+    for (int i = 0; i < OC; ++i)
         wd[i] = w[i];
-    ref_forward(R, C, 1e-5f, xd, wd, NULL, ref, NULL, NULL);
+    ref_forward(OR, OC, 1e-5f, xd, wd, NULL, ref, NULL, NULL);
+    clReleaseMemObject(bx);
+    clReleaseMemObject(bw);
+    clReleaseMemObject(by);
+}
+
+static void overflow_case(clnorm_dtype dt, float wscale)
+{
+    enum { R = OR, C = OC };
+    float w[C];
+    uint16_t y[R * C];
+    double ref[R * C];
+    rng g;
+    rng_seed(&g, 17);
+    for (int i = 0; i < C; ++i)
+        w[i] = wscale * (float)rng_range(&g, 0.25, 1.0);
+    forward_16bit_output(dt, w, 18, y, ref);
     const double maxv = dt == CLNORM_F16 ? 65504.0 : 3.3895313892515355e38;
     int infs = 0;
     for (int i = 0; i < R * C; ++i) {
@@ -274,9 +291,6 @@ static void overflow_case(clnorm_dtype dt, float wscale)
         }
     }
     ck_assert_msg(infs > 0, "no element overflowed: the case tests nothing");
-    clReleaseMemObject(bx);
-    clReleaseMemObject(bw);
-    clReleaseMemObject(by);
 }
 
 START_TEST(f16_overflow_is_inf) { overflow_case(CLNORM_F16, 6.0e4f); }
@@ -287,31 +301,17 @@ END_TEST
  * device keeps fp32 denormals (CL_FP_DENORM); otherwise within the flushed value's reach. */
 static void subnormal_output_case(clnorm_dtype dt, float wscale)
 {
-    clnorm_context *ctx = test_context();
-    cl_context c = clnorm_context_cl_context(ctx);
     cl_device_fp_config fp = 0;
-    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL));
-    enum { R = 4, C = 64 };
-    float x[R * C], w[C];
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL));
+    enum { R = OR, C = OC };
+    float w[C];
     uint16_t y[R * C];
+    double ref[R * C];
     rng g;
     rng_seed(&g, 23);
-    for (int i = 0; i < R * C; ++i)
-        x[i] = (float)rng_normal(&g);
     for (int i = 0; i < C; ++i) /* columns 0-31 subnormal outputs, 32-47 mixed, 48-63 normal */
         w[i] = (i < 32 ? wscale : i < 48 ? (i % 2 ? wscale : 1.0f) : 1.0f) * (float)rng_range(&g, 0.25, 1.0);
-    memset(y, 0xFF, sizeof y);
-    cl_mem bx = upload(c, x, sizeof x), bw = upload(c, w, sizeof w), by = upload(c, y, sizeof y);
-    const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, dt};
-    const clnorm_vector W = {bw, 0, CLNORM_F32};
-    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, R, C, 1e-5f, &X, &W, NULL, &Y, NULL, NULL, 0, NULL, NULL));
-    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
-    double xd[R * C], wd[C], ref[R * C];
-    for (int i = 0; i < R * C; ++i)
-        xd[i] = x[i];
-    for (int i = 0; i < C; ++i)
-        wd[i] = w[i];
-    ref_forward(R, C, 1e-5f, xd, wd, NULL, ref, NULL, NULL);
+    forward_16bit_output(dt, w, 24, y, ref);
     const double tiny = dt == CLNORM_F16 ? 6.103515625e-05 : 1.1754943508222875e-38; /* smallest normal */
     int subnormals = 0;
     for (int i = 0; i < R * C; ++i) {
@@ -331,9 +331,6 @@ static void subnormal_output_case(clnorm_dtype dt, float wscale)
         }
     }
     ck_assert_msg(subnormals > 64, "only %d subnormal outputs: the case tests little", subnormals);
-    clReleaseMemObject(bx);
-    clReleaseMemObject(bw);
-    clReleaseMemObject(by);
 }
 
 START_TEST(bf16_subnormal_outputs) { subnormal_output_case(CLNORM_BF16, 3.0e-39f); }
