@@ -131,33 +131,87 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #if NCACHE > 0
     CX_T xc[RPI][NCACHE];
     CD_T dc[RPI][NCACHE];
+#ifdef DR_EARLY
+    RAWV(T_DR) rc[RPI][NCACHE];
+#endif
 #endif
 
     const ulong nblocks = (rows + RPW * RPI - 1) / (RPW * RPI);
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
     const ulong blk_end = blocks_end(nblocks);
+    float mu[RPI], rs[RPI];
+#if NCACHE > 0
+    /* Loads the rows of the block whose first row is R0 into X, D (and Q: the residual gradient)
+     * and the statistics into M, S. Rows past the end read row 0 of x and dy (they exist, and no
+     * call writes them) and add nothing: those loads stay unconditional, so the compiler can issue
+     * all of them before the first use; the residual gradient (which dx may overwrite in place) is
+     * read for the block's own rows only. */
+#ifdef DR_EARLY
+#define LOAD_DR(Q, R0, i, j, r, k)                                                               \
+    if ((R0) + (i) < rows && (flags & BWD_DRES))                                                 \
+        Q[i][j] = LDR(T_DR, dr + dr_off + (r) * dr_ld, (k) * VEC);
+#else
+#define LOAD_DR(Q, R0, i, j, r, k)
+#endif
+#define LOAD_BLOCK(R0, X, D, Q, M, S)                                                            \
+    _Pragma("unroll") for (int i = 0; i < RPI; ++i) {                                            \
+        const ulong r = (R0) + i < rows ? (R0) + i : 0;                                          \
+        const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;                                  \
+        const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;                             \
+        M[i] = mean[mean_off + r];                                                               \
+        S[i] = rstd[rstd_off + r];                                                               \
+        _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                     \
+            const long k = lane + (long)j * TPR;                                                 \
+            if (k < nv) {                                                                        \
+                X[i][j] = CX_LD(xr, k * VEC);                                                    \
+                D[i][j] = CD_LD(dyr, k * VEC);                                                   \
+                LOAD_DR(Q, R0, i, j, r, k)                                                        \
+            }                                                                                    \
+        }                                                                                        \
+    }
+#ifdef PIPE
+    /* Software pipeline: the next block's loads are issued before this block's row sums (with
+     * their barrier) and its dx, so the memory system stays busy across them; one more set of
+     * cache registers. The first block is loaded before the loop. */
+    CX_T xn[RPI][NCACHE];
+    CD_T dn[RPI][NCACHE];
+#ifdef DR_EARLY
+    RAWV(T_DR) rn[RPI][NCACHE];
+#endif
+    float mun[RPI], rsn[RPI];
+    {
+        const ulong b0 = blocks_first(nblocks);
+        const ulong nr0 = b0 < blk_end ? (b0 * RPW + slot) * RPI : rows;
+        LOAD_BLOCK(nr0, xn, dn, rn, mun, rsn)
+    }
+#endif
+#endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
-        float mu[RPI], rs[RPI], sv[2 * RPI];
+        float sv[2 * RPI];
 #if NCACHE > 0
-        /* Rows past the end read row 0 (it exists) and add nothing: the loads stay unconditional,
-         * so the compiler can issue all of them before the first use. */
+#ifdef PIPE
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            const ulong r = row0 + i < rows ? row0 + i : 0;
-            const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
-            const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;
-            mu[i] = mean[mean_off + r];
-            rs[i] = rstd[rstd_off + r];
+            mu[i] = mun[i];
+            rs[i] = rsn[i];
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
-                const long k = lane + (long)j * TPR;
-                if (k < nv) {
-                    xc[i][j] = CX_LD(xr, k * VEC);
-                    dc[i][j] = CD_LD(dyr, k * VEC);
-                }
+                xc[i][j] = xn[i][j];
+                dc[i][j] = dn[i][j];
+#ifdef DR_EARLY
+                rc[i][j] = rn[i][j];
+#endif
             }
         }
+        {
+            const ulong nb = blk + blocks_step();
+            const ulong nr0 = nb < blk_end ? (nb * RPW + slot) * RPI : rows;
+            LOAD_BLOCK(nr0, xn, dn, rn, mun, rsn)
+        }
+#else
+        LOAD_BLOCK(row0, xc, dc, rc, mu, rs)
+#endif
         floatv sg[RPI], sgx[RPI];
 #pragma unroll
         for (int i = 0; i < RPI; ++i)
@@ -293,6 +347,9 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             const __global STORAGE(T_DR) *drr = dr + dr_off + row * dr_ld;
             __global STORAGE(T_DX) *dxr = dx + dx_off + row * dx_ld;
 #if NCACHE > 0
+#ifdef DR_EARLY
+            (void)drr;
+#endif
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
@@ -306,7 +363,11 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
                     floatv v = rs[i] * (g - a - xhat * c);
                     if (flags & BWD_DRES)
+#ifdef DR_EARLY
+                        v += CVR(T_DR, rc[i][j]);
+#else
                         v += LDV(T_DR, drr, k * VEC);
+#endif
                     STV(T_DX, dxr, k * VEC, v);
                 }
             }

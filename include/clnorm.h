@@ -26,6 +26,9 @@
  *     their spec is NULL (forms: see clnorm_context_create()); unset or empty: the default policy.
  *   - `CLNORM_BUILD_OPTIONS`: appended to the OpenCL compiler options of every program a context
  *     builds (read when the context is created).
+ *   - `CLNORM_BUILD_LOG`: a developer's switch: when set (not `0`), each successful program build
+ *     writes its options and the compiler's log to stderr (with `-cl-nv-verbose` in
+ *     `CLNORM_BUILD_OPTIONS`, NVIDIA's register counts of every variant built).
  *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`: use that row of the launch-parameter table whatever
  *     the device is (how CI runs the GPU kernel shapes on a CPU); any other value is ignored. Read
  *     when a context is created.
@@ -375,6 +378,12 @@ typedef struct clnorm_launch_info {
                                          block); 1 for the forward and the backward without them */
     unsigned raw_cache;             /**< backward: 1 when the register cache holds x and dy as
                                          stored (16-bit calls), 0 when it holds fp32 x-hat and g */
+    unsigned pipelined;             /**< backward, register cache: 1 when each item issues the
+                                         loads of its next row block before this block's row sums
+                                         and dx (a second set of cache registers) */
+    unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
+                                         register cache: 1 when the residual gradient is loaded
+                                         with x and dy rather than after the row sums */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx
@@ -386,8 +395,9 @@ typedef struct clnorm_launch_info {
  * separate kernel: 32 columns x the table's lanes per work-group) is not described.
  * @param ctx the context.
  * @param backward 0 for the forward; #CLNORM_PLAN_BACKWARD_DX (2) for the backward's dx kernel in a
- *        call without dweight and dbias (compiled without their sums); any other value for the
- *        backward's dx kernel in a call with dweight or dbias.
+ *        call without dweight and dbias (compiled without their sums); 1 (any other value) for the
+ *        backward's dx kernel in a call with dweight or dbias; either with
+ *        #CLNORM_PLAN_BACKWARD_RES (4) or'ed in for a call with a residual gradient.
  * @param rows rows of the call.
  * @param cols elements per row, >= 1.
  * @param dtype storage type of the tensors.
@@ -398,6 +408,9 @@ CLNORM_API clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backw
     clnorm_dtype dtype, clnorm_launch_info *info);
 /** clnorm_launch_plan()'s backward argument for a backward call without dweight and dbias. */
 #define CLNORM_PLAN_BACKWARD_DX 2
+/** Or'ed into clnorm_launch_plan()'s non-zero backward argument: the call has a residual gradient
+ * (the shape can differ, see clnorm_launch_info::residual_early and ::pipelined). */
+#define CLNORM_PLAN_BACKWARD_RES 4
 
 /** The size of the context's program cache: one program per kernel and set of compile-time options
  * (dtypes, launch shape, `CLNORM_BUILD_OPTIONS`), built on first use and kept until the context is

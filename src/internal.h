@@ -49,6 +49,19 @@ typedef struct clnorm_op_params {
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
     unsigned raw16;         /* backward, register cache, all tensors 16-bit: keep x and dy as stored (1) */
     unsigned rpi_cols;      /* rows per item only from this many cols on (0: any) */
+    unsigned tpr_max_cached; /* backward: a higher cap on derived items per row, used only where it
+                               brings the row into the register cache (0: none) */
+    unsigned tpr_max16;     /* backward with dweight/dbias, every tensor 16-bit: the cap on derived
+                               items per row instead of both (0: none); their fp32 sums then take
+                               twice the registers of the row's cached elements */
+    unsigned ncache_dx;     /* backward without dweight/dbias: most vectors per item in registers
+                               instead of ncache (0: ncache) */
+    unsigned pipe;          /* backward, register cache: the next row block's loads are issued before
+                               this block's row sums and dx, at the cost of a second register set:
+                               0 never, 1 in calls with dweight/dbias whose tensors are all 16-bit
+                               (unless the residual gradient is loaded early), 2 always */
+    unsigned dr_early;      /* backward, register cache: the residual gradient is loaded with x and dy
+                               (1) instead of after the row sums */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -80,6 +93,8 @@ typedef struct clnorm_launch {
     unsigned vec, tpr, rpw, ncache, nacc;
     unsigned rpi;  /* backward: rows per item at once (1 outside the register-cache regime) */
     bool raw;      /* backward: the register cache holds x and dy as stored */
+    bool pipe;     /* backward: register cache with the next block's loads issued early (PIPE) */
+    bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     size_t groups;
 } clnorm_launch;
 
@@ -87,10 +102,10 @@ typedef struct clnorm_launch {
  * below the 32-bit limits some drivers have. */
 #define CLNORM_FORWARD_MAX_GROUPS ((size_t)1 << 20)
 
-/* partials: the backward call computes dweight or dbias.
+/* partials: the backward call computes dweight or dbias; dres: it adds a residual gradient.
  * align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
  * max_elem: the widest element size (bytes) among those tensors. */
-clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, size_t rows, size_t cols,
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool dres, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem);
 
 /* ---- programs.c: build once per (kernel, options), cache per context ------------------------ */

@@ -23,9 +23,11 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
         return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "rows = %zu, cols = %zu: the tensor's size does not fit size_t",
                             rows, cols);
 
-    const bool partials = backward != 0 && backward != CLNORM_PLAN_BACKWARD_DX;
+    const bool dres = backward != 0 && (backward & CLNORM_PLAN_BACKWARD_RES) != 0;
+    const int kind = backward & ~CLNORM_PLAN_BACKWARD_RES;
+    const bool partials = backward != 0 && kind != CLNORM_PLAN_BACKWARD_DX;
     /* Dense tensors at offset 0: cols is the only term of the alignment OR (row stride == cols). */
-    clnorm_launch L = clnorm__plan(ctx, backward != 0, partials, rows, cols, cols, elem);
+    clnorm_launch L = clnorm__plan(ctx, backward != 0, partials, dres, rows, cols, cols, elem);
     if (!backward && L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
     info->vector_width = L.vec;
@@ -37,6 +39,8 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->work_groups = rows ? L.groups : 0;            /* rows == 0: no forward/backward kernel runs */
     info->rows_per_item = L.rpi;
     info->raw_cache = L.raw;
+    info->pipelined = L.pipe;
+    info->residual_early = L.dr_early && dres;
     return CLNORM_SUCCESS;
 }
 

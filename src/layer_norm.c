@@ -180,7 +180,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
 
     const size_t align_or = cols | vx.offset | vx.stride | vy.offset | vy.stride | (vw.present ? vw.offset : 0) |
                             (vb.present ? vb.offset : 0);
-    clnorm_launch L = clnorm__plan(ctx, false, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
+    clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
     if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
     char shape[160], options[1024];
@@ -189,7 +189,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
     const bool persistent = ctx->params->fwd.groups_per_cu != 0;
-    snprintf(options, sizeof options, "%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape,
+    snprintf(options, sizeof options, "%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, L.pipe ? " -DPIPE" : "",
              persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "",
              persistent ? nt_option(ctx, rows, cols, &vy) : "", token(&vx), token(&vy), token(&vw), token(&vb),
              ctx->user_options ? ctx->user_options : "");
@@ -340,7 +340,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const size_t align_or = cols | vdy.offset | vdy.stride | vx.offset | vx.stride | vdx.offset | vdx.stride |
                             (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
-    const clnorm_launch L = clnorm__plan(ctx, true, partials, rows, cols, align_or, me);
+    const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me);
     char shape[160], options[1024];
     const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const bool perm = lane_perm(ctx, &L, bwd_views, 5);
@@ -348,7 +348,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    snprintf(options, sizeof options, "%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+    snprintf(options, sizeof options, "%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             L.pipe ? " -DPIPE" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
              ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx),
              ctx->info.pocl_x86 && vdr.present ? " -DCPU_PREFETCH" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");

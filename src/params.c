@@ -15,17 +15,23 @@
  * groups, 4 vectors per item and up to 512 items per row (1024 when the row needs more than 8
  * vectors per item); the backward
  * with 2 vectors per item so that x-hat and g stay in registers (x and dy read once), up to 512
- * items per row, 256-item groups and 4 persistent groups per compute unit. */
+ * items per row (1024 where that keeps the row in registers: fp32 at cols 8192, dx-only calls with
+ * up to 4 vectors per item), 256-item groups and 4 persistent groups per compute unit. 16-bit
+ * calls cache x and dy as stored; those with dweight/dbias (whose fp32 sums cost registers, so
+ * fewer items fit) pipeline the next row block's loads (bf16 cols 256-8192: 0.25-0.29 -> 0.21-0.22
+ * ms); the residual gradient is loaded with x and dy (bf16 cols 1024: 0.37 -> 0.29 ms).
+ * Session 4's tune runs, docs/PERFORMANCE.md. */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
-     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols}
-     *   backward {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols}
+     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
+     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early}
+     *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 1}, 64 * MiB, false, false, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -37,10 +43,10 @@ static const clnorm_device_params table[] = {
      * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048}, 64 * MiB, true, true, 16384},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0}, 64 * MiB, false, false, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -100,6 +106,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},
+        {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
+        {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
+        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1, false},
     };
     const char *s = spec;
     while (*s) {
@@ -223,7 +232,7 @@ static size_t prev_pow2(size_t v)
     return p;
 }
 
-clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, size_t rows, size_t cols,
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem)
 {
     const clnorm_device_params *P = ctx->params;
@@ -255,8 +264,21 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * at most tpr_max... */
         const size_t target = max_elem == 2 ? op->target16 : op->target, want = (nv + target - 1) / target;
         tpr = want <= 32 || backward ? next_pow2(want) : (want + 31) / 32 * 32;
+        const size_t want_tpr = tpr;
         if (op->tpr_max && tpr > op->tpr_max)
             tpr = op->tpr_max;
+        /* ... and for the backward up to tpr_max_cached where that holds the row in registers
+         * (fp32 at cols 8192 on the H200: 0.65 -> 0.42 ms with dweight/dbias; where the row still
+         * streams, 1024-item groups only spill: cols 16384 0.65 -> 0.89 ms) ... */
+        if (backward && op->tpr_max_cached > tpr && want_tpr > tpr) {
+            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
+            const size_t t = want_tpr < op->tpr_max_cached ? want_tpr : op->tpr_max_cached;
+            if ((nv + t - 1) / t <= nc_max)
+                tpr = t;
+        }
+        /* ... except in 16-bit calls with dweight/dbias where tpr_max16 says so */
+        if (backward && partials && max_elem == 2 && op->tpr_max16 && tpr > op->tpr_max16)
+            tpr = op->tpr_max16;
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
         if (!backward && op->ncache)
@@ -268,7 +290,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     /* vectors per item: the register arrays are sized exactly */
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
-    L.ncache = nc <= op->ncache ? (unsigned)nc : 0;
+    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
+    L.ncache = nc <= ncache ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
@@ -279,6 +302,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const unsigned rpi = max_elem == 2 ? op->rpi16 : op->rpi;
     L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols ? rpi : 1;
     L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
+    L.dr_early = backward && L.ncache && op->dr_early;
+    if (backward)
+        L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2 && !(L.dr_early && has_dres)));
+    else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
+        L.pipe = L.ncache && op->groups_per_cu && op->pipe;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;

@@ -5,6 +5,7 @@
  * the reduction's RL and PERM_VEC; the dtypes; then CLNORM_BUILD_OPTIONS) is the cache key. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,25 @@ static const struct {
     [CLNORM_K_BACKWARD] = {"clnorm_backward", clnorm_cl_backward, &clnorm_cl_backward_len},
     [CLNORM_K_REDUCE] = {"clnorm_reduce", clnorm_cl_reduce, &clnorm_cl_reduce_len},
 };
+
+/* CLNORM_BUILD_LOG=1 (a developer's switch, read per build): each successful build's options and
+ * compiler log go to stderr. With CLNORM_BUILD_OPTIONS=-cl-nv-verbose this gives the register count
+ * and spills of every variant a program (clnorm-bench --tune) actually builds. */
+static void log_build(const clnorm_context *ctx, clnorm_kernel_id id, const char *options, cl_program prog)
+{
+    const char *env = getenv("CLNORM_BUILD_LOG");
+    if (!env || !*env || strcmp(env, "0") == 0)
+        return;
+    size_t n = 0;
+    char *log = NULL;
+    if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n &&
+        (log = malloc(n + 1)) != NULL && clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        log[n] = '\0';
+    else if (log)
+        log[0] = '\0';
+    fprintf(stderr, "clnorm: built %s with \"%s\"\n%s\n", kernels[id].kernel_name, options, log ? log : "");
+    free(log);
+}
 
 static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char *options, clnorm_program_entry *e)
 {
@@ -43,6 +63,7 @@ static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char 
         clReleaseProgram(prog);
         return CLNORM_BUILD_FAILED;
     }
+    log_build(ctx, id, options, prog);
     cl_kernel k = clCreateKernel(prog, kernels[id].kernel_name, &err);
     if (err != CL_SUCCESS) {
         clReleaseProgram(prog);

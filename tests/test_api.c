@@ -293,10 +293,11 @@ START_TEST(launch_plans)
     clnorm_context *ctx = test_context();
     static const clnorm_dtype dtypes[] = {CLNORM_F32, CLNORM_BF16, CLNORM_F16};
     static const size_t cols_list[] = {1, 7, 64, 256, 1000, 4096, 20000, 65536};
-    static const int ops[] = {0, 1, CLNORM_PLAN_BACKWARD_DX};
+    static const int ops[] = {0, 1, CLNORM_PLAN_BACKWARD_DX, 1 | CLNORM_PLAN_BACKWARD_RES,
+                              CLNORM_PLAN_BACKWARD_DX | CLNORM_PLAN_BACKWARD_RES};
     for (size_t d = 0; d < 3; ++d)
         for (size_t c = 0; c < sizeof cols_list / sizeof cols_list[0]; ++c)
-            for (size_t o = 0; o < 3; ++o)
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o)
                 for (size_t rows = 0; rows <= 4097; rows += 4097) {
                     const size_t cols = cols_list[c];
                     clnorm_launch_info L;
@@ -315,8 +316,14 @@ START_TEST(launch_plans)
                         ck_assert((size_t)L.register_accumulators * L.items_per_row * v >= cols);
                     ck_assert_msg(L.rows_per_item == 1 || L.rows_per_item == 2 || L.rows_per_item == 4, "rows per item %u",
                                   L.rows_per_item);
-                    ck_assert(L.raw_cache <= 1);
-                    if (ops[o] != 1) { /* the forward, and the backward without dweight/dbias */
+                    ck_assert(L.raw_cache <= 1 && L.pipelined <= 1 && L.residual_early <= 1);
+                    if (!L.register_cache) /* both are register-cache layouts */
+                        ck_assert(L.raw_cache == 0 && L.pipelined == 0 && L.residual_early == 0);
+                    if (!(ops[o] & CLNORM_PLAN_BACKWARD_RES))
+                        ck_assert_uint_eq(L.residual_early, 0);
+                    if (ops[o] == 0)
+                        ck_assert_uint_eq(L.pipelined, 0);
+                    if ((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) != 1) { /* the forward, and the backward without dweight/dbias */
                         ck_assert_uint_eq(L.register_accumulators, 0);
                         ck_assert_uint_eq(L.rows_per_item, 1);
                     }

@@ -124,6 +124,9 @@ if(NOT PKG_CONFIG)
   return()
 endif()
 set(ENV{PKG_CONFIG_PATH} ${libdir}/pkgconfig)
+# The prefix is a real path on this machine: a sysroot in the environment (a cross or unpacked
+# toolchain, as on the GPU test machine) would be prepended to its -I/-L paths.
+unset(ENV{PKG_CONFIG_SYSROOT_DIR})
 set(pc_args)
 if(NOT PC_RELOCATABLE) # clnorm.pc names the configured CMAKE_INSTALL_PREFIX: point it here
   set(pc_args --define-variable=prefix=${prefix})
