@@ -61,10 +61,14 @@ typedef struct clnorm_op_params {
                                tpr_max_cached items per row, with the sums in the workspace (0: never) */
     unsigned pipe;          /* backward, register cache: the next row block's loads are issued before
                                this block's row sums and dx, at the cost of a second register set:
-                               0 never, 1 in calls with dweight/dbias whose tensors are all 16-bit
-                               (unless the residual gradient is loaded early), 2 always */
+                               0 never, 1 in calls with dweight/dbias whose tensors are all 16-bit,
+                               2 always */
     unsigned dr_early;      /* backward, register cache: the residual gradient is loaded with x and dy
-                               (1) instead of after the row sums */
+                               instead of after the row sums where it takes at most this many bytes
+                               per item (0: never) */
+    unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
+                               gradient (0: rpi16) */
+    unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

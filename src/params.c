@@ -24,14 +24,14 @@
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
-     *             tpr_max_cached tpr_max16 ncache_dx ncache_ws pipe dr_early}
+     *             tpr_max_cached tpr_max16 ncache_dx ncache_ws pipe dr_early rpi16_res rpi_cols_max}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 1}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 32, 2, 4096}, 64 * MiB, false, false, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -43,10 +43,10 @@ static const clnorm_device_params table[] = {
      * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -108,7 +108,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true}, {"bwd_ncache_ws", &p->bwd.ncache_ws, 0, 16, true},
-        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1, false},
+        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 4096, false},
+        {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {
@@ -313,12 +314,17 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * the workspace row, serve RPI rows), so only in calls with them; with the rows in registers,
      * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
      * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
-    const unsigned rpi = max_elem == 2 ? op->rpi16 : op->rpi;
-    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols ? rpi : 1;
+    const unsigned rpi = max_elem != 2 ? op->rpi : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
+    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols &&
+                    (!op->rpi_cols_max || cols <= op->rpi_cols_max)
+                ? rpi
+                : 1;
     L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
-    L.dr_early = backward && L.ncache && op->dr_early;
+    /* the residual gradient's share of the cache: rows x vectors x vector bytes (max_elem bounds
+     * its element size) */
+    L.dr_early = backward && L.ncache && (size_t)L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
     if (backward)
-        L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2 && !(L.dr_early && has_dres)));
+        L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
     else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
         L.pipe = L.ncache && op->groups_per_cu && op->pipe;
     size_t rpw = op->wg / tpr;
