@@ -65,7 +65,7 @@ typedef struct clnorm_op_params {
                                2 always */
     unsigned dr_early;      /* backward, register cache: the residual gradient is loaded with x and dy
                                instead of after the row sums where it takes at most this many bytes
-                               per item (0: never) */
+                               per work-group (0: never) */
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
                                gradient (0: rpi16) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */

@@ -29,7 +29,7 @@ static const clnorm_device_params table[] = {
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 32, 2, 4096}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 32768, 2, 4096}, 64 * MiB, false, false, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
@@ -108,7 +108,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true}, {"bwd_ncache_ws", &p->bwd.ncache_ws, 0, 16, true},
-        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 4096, false},
+        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
     };
     const char *s = spec;
@@ -320,13 +320,6 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 ? rpi
                 : 1;
     L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
-    /* the residual gradient's share of the cache: rows x vectors x vector bytes (max_elem bounds
-     * its element size) */
-    L.dr_early = backward && L.ncache && (size_t)L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
-    if (backward)
-        L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
-    else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
-        L.pipe = L.ncache && op->groups_per_cu && op->pipe;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;
@@ -338,6 +331,16 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
     while (L.rpi > 1 && ctx->info.local_mem && red_bytes * L.rpi > ctx->info.local_mem)
         L.rpi /= 2;
+    /* the residual gradient's share of the cache, per work-group: items x rows x vectors x vector
+     * bytes (max_elem bounds its element size). Per group, because 1024-item groups have half the
+     * registers per item of 512-item ones (fp32 dx_res at cols 16384, 64 bytes x 1024 items: 0.56
+     * -> 0.72 ms early; bf16 with dweight/dbias at cols 1024, 64 bytes x 256 items: 0.45 -> 0.27) */
+    L.dr_early = backward && L.ncache &&
+                 (size_t)L.tpr * L.rpw * L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
+    if (backward)
+        L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
+    else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
+        L.pipe = L.ncache && op->groups_per_cu && op->pipe;
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {
