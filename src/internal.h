@@ -88,6 +88,9 @@ typedef struct clnorm_device_params {
                                device has it (info.x86_bf16) */
     unsigned nt_kib;        /* PoCL on x86 (info.pocl_x86): outputs of at least this many KiB are
                                written with non-temporal stores (around the cache); 0: never */
+    unsigned local_row_kib; /* forward with 16-bit tensors, one item per row streaming (CPUs): weight,
+                               bias and the row converted to fp32 in local memory when their 3 * cols
+                               floats take at most this many KiB; 0: never */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
@@ -102,6 +105,7 @@ typedef struct clnorm_launch {
     bool raw;      /* backward: the register cache holds x and dy as stored */
     bool pipe;     /* backward: register cache with the next block's loads issued early (PIPE) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
+    bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
     size_t groups;
 } clnorm_launch;
 

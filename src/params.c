@@ -27,11 +27,11 @@ static const clnorm_device_params table[] = {
      *             tpr_max_cached tpr_max16 ncache_dx ncache_ws pipe dr_early rpi16_res rpi_cols_max}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
-     *   from this many KiB (0: never) */
+     *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 32768, 2, 4096}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 32768, 2, 4096}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -42,11 +42,14 @@ static const clnorm_device_params table[] = {
      * bf16 forward and backward with the data in cache. Calls with dweight/dbias take 4 rows per
      * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
-     * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). */
+     * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). The forward of 16-bit
+ * rows of up to 1024 elements converts weight, bias and row to fp32 once, into local memory (the L1
+ * cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same; fp32 gains nothing,
+ * and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
     {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -105,7 +108,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"red_lanes", &p->red_lanes, 1, 32, true},
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
-        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},
+        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true}, {"bwd_ncache_ws", &p->bwd.ncache_ws, 0, 16, true},
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
@@ -341,6 +344,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
     else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
         L.pipe = L.ncache && op->groups_per_cu && op->pipe;
+    L.local_row = !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && P->local_row_kib &&
+                  3.0 * (double)cols * sizeof(float) <= (double)P->local_row_kib * 1024.0 &&
+                  (!ctx->info.local_mem || 3.0 * (double)cols * sizeof(float) <= (double)ctx->info.local_mem);
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {
