@@ -54,9 +54,23 @@
  *     per compute unit, 1..64), `fwd_groups` (0: one forward work-group per row block, else a
  *     persistent grid of that many groups per compute unit, 1..64), `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
- *     cols on they apply, 0 = any) and `bwd_raw16` (the register cache of all-16-bit calls holds
- *     x and dy as stored, 0 or 1). `clnorm-bench --tune` searches them; clnorm_launch_plan() shows
- *     their effect. A malformed value makes context creation fail with
+ *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
+ *     `bwd_rpi16_res` (rows per item of all-16-bit calls with dweight/dbias and a residual
+ *     gradient, 0 = `bwd_rpi16`, else 1, 2 or 4), `bwd_raw16` (the register cache of all-16-bit
+ *     calls holds x and dy as stored, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
+ *     `bwd_tpr_max` up to this where the row then fits the register cache; 0 or a power of two up
+ *     to 1024), `bwd_tpr_max16` (cap on items per row of all-16-bit calls with dweight/dbias, over
+ *     both; 0 = none), `bwd_ncache_dx` (register cache depth of calls without dweight/dbias, 0 =
+ *     `bwd_ncache`), `bwd_ncache_ws` (calls with dweight/dbias whose row fits no other cache:
+ *     rows in registers up to this many vectors with the sums in the workspace; 0 = never),
+ *     `bwd_pipe` (each item issues its next row block's loads before this block's sums and dx: 0
+ *     never, 1 in all-16-bit calls with dweight/dbias, 2 always), `bwd_dr_early` (the residual
+ *     gradient is loaded with x and dy where its share of the register cache is at most this many
+ *     bytes per work-group; 0 = never), `fwd_pipe` (the same pipeline in a persistent forward
+ *     grid, 0 or 1) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
+ *     take at most this many KiB; 0 = never). `clnorm-bench --tune` searches them;
+ *     clnorm_launch_plan() shows their effect. A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)
