@@ -42,10 +42,10 @@ static const clnorm_device_params table[] = {
      * bf16 forward and backward with the data in cache. Calls with dweight/dbias take 4 rows per
      * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
-     * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). The forward of 16-bit
- * rows of up to 1024 elements converts weight, bias and row to fp32 once, into local memory (the L1
- * cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same; fp32 gains nothing,
- * and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
+     * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). The forward of
+     * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
+     * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
+     * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
     {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -275,9 +275,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         /* ... and for the backward up to tpr_max_cached where that holds the row in registers
          * (fp32 at cols 8192 on the H200: 0.65 -> 0.42 ms with dweight/dbias; where the row still
          * streams, 1024-item groups only spill: cols 16384 0.65 -> 0.89 ms) ... */
-        if (backward && op->tpr_max_cached > tpr && want_tpr > tpr) {
+        const size_t cached_cap = op->tpr_max_cached < max_wg ? op->tpr_max_cached : max_wg;
+        if (backward && cached_cap > tpr && want_tpr > tpr) {
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
-            const size_t t = want_tpr < op->tpr_max_cached ? want_tpr : op->tpr_max_cached;
+            const size_t t = want_tpr < cached_cap ? want_tpr : cached_cap;
             if ((nv + t - 1) / t <= nc_max)
                 tpr = t;
         }
@@ -287,8 +288,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         /* A row that still does not fit the register cache in a call with dweight/dbias: held in
          * registers anyway at up to tpr_max_cached items where ncache_ws allows, its sums kept in
          * the workspace rather than in registers */
-        if (backward && partials && op->ncache_ws && (nv + tpr - 1) / tpr > op->ncache) {
-            const size_t cap = op->tpr_max_cached > tpr ? op->tpr_max_cached : tpr;
+        if (backward && partials && op->ncache_ws && tpr <= max_wg && (nv + tpr - 1) / tpr > op->ncache) {
+            const size_t cap = cached_cap > tpr ? cached_cap : tpr;
             const size_t t = want_tpr > tpr ? (want_tpr < cap ? want_tpr : cap) : tpr;
             if ((nv + t - 1) / t <= op->ncache_ws) {
                 tpr = t;
