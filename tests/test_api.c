@@ -341,6 +341,84 @@ START_TEST(launch_plans)
 }
 END_TEST
 
+/* The plan's rules for the NVIDIA row's layouts (docs/PERFORMANCE.md, session 4), on the GPU
+ * row with that row's values given through CLNORM_TUNE, so that they hold on any device with
+ * 1024-item work-groups: which calls get 1024 items per row, the pipeline, 2 rows per item and the
+ * early residual gradient (within 32 KiB per work-group). */
+static clnorm_launch_info plan_of(clnorm_context *ctx, int op, size_t cols, clnorm_dtype dt)
+{
+    clnorm_launch_info L;
+    memset(&L, 0xA5, sizeof L);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, op, 4096, cols, dt, &L), CLNORM_SUCCESS);
+    return L;
+}
+
+START_TEST(plan_rules_nvidia_layouts)
+{
+    size_t max_wg = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg,
+                          &max_wg, NULL));
+    if (max_wg < 1024) { /* the rules below are for devices with 1024-item groups (CI's PoCL: 4096) */
+        fprintf(stderr, "plan_rules_nvidia_layouts: skipped, work-groups of at most %zu items\n", max_wg);
+        return;
+    }
+    const char *old_class = getenv("CLNORM_DEVICE_CLASS"), *old_tune = getenv("CLNORM_TUNE");
+    char *saved_class = old_class ? strdup(old_class) : NULL, *saved_tune = old_tune ? strdup(old_tune) : NULL;
+    setenv("CLNORM_DEVICE_CLASS", "gpu", 1);
+    setenv("CLNORM_TUNE",
+           "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=2,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+           "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
+           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1",
+           1);
+    clnorm_context *ctx = NULL;
+    const clnorm_status st = clnorm_context_create(NULL, &ctx);
+    if (saved_class)
+        setenv("CLNORM_DEVICE_CLASS", saved_class, 1);
+    else
+        unsetenv("CLNORM_DEVICE_CLASS");
+    if (saved_tune)
+        setenv("CLNORM_TUNE", saved_tune, 1);
+    else
+        unsetenv("CLNORM_TUNE");
+    free(saved_class);
+    free(saved_tune);
+    ck_assert_msg(st == CLNORM_SUCCESS, "%s", clnorm_context_last_error(NULL));
+    const int BW = 1, DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_launch_info L;
+    /* fp32: 1024 items where that caches the row; not where it would still stream */
+    L = plan_of(ctx, BW, 8192, CLNORM_F32);
+    ck_assert_uint_eq(L.items_per_row, 1024);
+    ck_assert_uint_eq(L.register_cache, 2);
+    ck_assert_uint_eq(L.pipelined, 0);
+    L = plan_of(ctx, BW, 16384, CLNORM_F32);
+    ck_assert_uint_eq(L.items_per_row, 512);
+    ck_assert_uint_eq(L.register_cache, 0);
+    L = plan_of(ctx, DX, 16384, CLNORM_F32);
+    ck_assert_uint_eq(L.items_per_row, 1024);
+    ck_assert_uint_eq(L.register_cache, 4);
+    /* early residual gradient: 32 KiB per group at most */
+    ck_assert_uint_eq(plan_of(ctx, DX | RES, 16384, CLNORM_F32).residual_early, 0); /* 64 B x 1024 */
+    ck_assert_uint_eq(plan_of(ctx, BW | RES, 8192, CLNORM_F32).residual_early, 1);  /* 32 B x 1024 */
+    ck_assert_uint_eq(plan_of(ctx, BW | RES, 1024, CLNORM_F32).residual_early, 1);
+    ck_assert_uint_eq(plan_of(ctx, BW | RES, 1024, CLNORM_F32).rows_per_item, 1);
+    /* bf16 with dweight/dbias: pipelined, raw cache; 2 rows per item with the residual up to 4096 */
+    L = plan_of(ctx, BW, 1024, CLNORM_BF16);
+    ck_assert(L.pipelined == 1 && L.raw_cache == 1 && L.rows_per_item == 1 && L.residual_early == 0);
+    L = plan_of(ctx, BW | RES, 1024, CLNORM_BF16);
+    ck_assert(L.pipelined == 1 && L.rows_per_item == 2 && L.residual_early == 1);
+    L = plan_of(ctx, BW | RES, 8192, CLNORM_BF16);
+    ck_assert(L.pipelined == 1 && L.rows_per_item == 1 && L.residual_early == 1 && L.items_per_row == 512);
+    L = plan_of(ctx, BW, 16384, CLNORM_BF16); /* tpr_max16: 512 items, the row streams */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.pipelined == 0);
+    /* dx-only calls: never pipelined; bf16 16384 in registers with 1024 items */
+    L = plan_of(ctx, DX, 16384, CLNORM_BF16);
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 2 && L.raw_cache == 1 && L.pipelined == 0);
+    ck_assert_uint_eq(plan_of(ctx, DX, 1024, CLNORM_BF16).pipelined, 0);
+    ck_assert_uint_eq(plan_of(ctx, BW, 1024, CLNORM_F32).pipelined, 0);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -359,6 +437,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, create_from_in_order_queue);
     tcase_add_test(tc, create_from_out_of_order_queue);
     tcase_add_test(tc, launch_plans);
+    tcase_add_test(tc, plan_rules_nvidia_layouts);
     suite_add_tcase(s, tc);
     return s;
 }
