@@ -345,9 +345,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
     else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
         L.pipe = L.ncache && op->groups_per_cu && op->pipe;
+    /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
+     * for a one-item group) within the device's local memory */
+    const double lbytes = (3.0 * (double)cols + 2.0) * sizeof(float);
     L.local_row = !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && P->local_row_kib &&
-                  3.0 * (double)cols * sizeof(float) <= (double)P->local_row_kib * 1024.0 &&
-                  (!ctx->info.local_mem || 3.0 * (double)cols * sizeof(float) <= (double)ctx->info.local_mem);
+                  lbytes <= (double)P->local_row_kib * 1024.0 && (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {
