@@ -16,8 +16,6 @@
  *   NCACHE > 0   cols <= TPR*VEC*NCACHE: the rows stay in registers, x and dy are read once;
  *                as x-hat and g (fp32), or with CACHE_RAW as x and dy in their storage format
  *                (16-bit data in half the registers; x-hat and g are recomputed for dx);
- *                With NACC 0 (rows too long for both in registers) the dweight/dbias sums are
- *                accumulated in the workspace rows, one read-modify-write per block;
  *   NACC > 0     cols <= TPR*VEC*NACC: the dweight/dbias sums stay in registers, x and dy are
  *                read twice (the second read mostly from cache);
  *   otherwise    the sums are accumulated in the workspace row itself.
@@ -44,8 +42,8 @@
 #ifndef NACC
 #define NACC NCACHE
 #endif
-#if NACC < NCACHE && NACC != 0
-#error "NACC must be 0 or >= NCACHE"
+#if NACC < NCACHE
+#error "NACC must be >= NCACHE"
 #endif
 #ifndef PARTIALS
 #define PARTIALS 1
@@ -223,9 +221,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             const long k = lane + (long)j * TPR;
             if (k < nv) {
                 const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
-#if PARTIALS && NACC == 0
-                floatv aw = 0.0f, ab = 0.0f;
-#endif
 #pragma unroll
                 for (int i = 0; i < RPI; ++i) {
                     const floatv d = CD_CV(dc[i][j]);
@@ -233,15 +228,10 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     const floatv g = has_w ? d * wv : d;
                     sg[i] += g;
                     sgx[i] += g * xhat;
-#if PARTIALS && NACC > 0
+#if PARTIALS
                     if (row0 + i < rows) {
                         dwa[j] += d * xhat;
                         dba[j] += d;
-                    }
-#elif PARTIALS
-                    if (row0 + i < rows) {
-                        aw += d * xhat;
-                        ab += d;
                     }
 #endif
 #ifndef CACHE_RAW
@@ -249,12 +239,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     dc[i][j] = g;
 #endif
                 }
-#if PARTIALS && NACC == 0
-                /* the row is in registers but the sums are not (a long row in 1024-item groups):
-                 * one read-modify-write of this slot's partial rows (cache-resident) per block */
-                STW(pw, k * VEC, LDW(pw, k * VEC) + aw);
-                STW(pb, k * VEC, LDW(pb, k * VEC) + ab);
-#endif
             }
         }
 #pragma unroll

@@ -77,44 +77,11 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
      * may make it persistent (a few groups, each taking one contiguous range of row blocks). The
      * trip count depends on the work-group only, so every item reaches the same barriers. */
     const ulong blk_end = blocks_end(nblocks);
-#ifdef PIPE
-    /* Software pipeline (register cache, persistent grid): the next block's row is loaded, as
-     * stored, before this block's two row sums (with their barriers) and its y, so the memory
-     * system stays busy across them. Only this group's own next row is read (y may be x). */
-#if NCACHE == 0
-#error "PIPE needs the register cache"
-#endif
-    RAWV(T_X) xn[NCACHE];
-    float shift_n = 0.0f;
-#define LOAD_NEXT(B)                                                                             \
-    {                                                                                            \
-        const ulong nrow = (B) * RPW + lid / TPR;                                                \
-        if ((B) < blk_end && nrow < rows) {                                                      \
-            const __global STORAGE(T_X) *nxr = x + x_off + nrow * x_ld;                          \
-            shift_n = LD1(T_X, nxr, 0);                                                          \
-            _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                 \
-                const long k = lane + (long)j * TPR;                                             \
-                if (k < nv)                                                                      \
-                    xn[j] = LDR(T_X, nxr, k * VEC);                                              \
-            }                                                                                    \
-        }                                                                                        \
-    }
-    LOAD_NEXT(blocks_first(nblocks))
-#endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row = blk * RPW + lid / TPR;
         const bool valid = row < rows;
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
-#ifdef PIPE
-        const float shift = valid ? shift_n : 0.0f;
-        RAWV(T_X) xcur[NCACHE];
-#pragma unroll
-        for (int j = 0; j < NCACHE; ++j)
-            xcur[j] = xn[j];
-        LOAD_NEXT(blk + blocks_step())
-#else
         const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
-#endif
 
         floatv acc = 0.0f;
         if (valid) {
@@ -122,11 +89,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
-#ifdef PIPE
-                xc[j] = k < nv ? CVR(T_X, xcur[j]) - shift : (floatv)0.0f;
-#else
                 xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
-#endif
                 acc += xc[j];
             }
 #else

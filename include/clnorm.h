@@ -60,14 +60,11 @@
  *     calls holds x and dy as stored, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
  *     `bwd_tpr_max` up to this where the row then fits the register cache; 0 or a power of two up
  *     to 1024), `bwd_tpr_max16` (cap on items per row of all-16-bit calls with dweight/dbias, over
- *     both, though not over `bwd_ncache_ws`'s layout; 0 = none), `bwd_ncache_dx` (register cache depth of calls without dweight/dbias, 0 =
- *     `bwd_ncache`), `bwd_ncache_ws` (calls with dweight/dbias whose row fits no other cache:
- *     rows in registers up to this many vectors with the sums in the workspace; 0 = never),
- *     `bwd_pipe` (each item issues its next row block's loads before this block's sums and dx: 0
+ *     both; 0 = none), `bwd_ncache_dx` (register cache depth of calls without dweight/dbias, 0 =
+ *     `bwd_ncache`), `bwd_pipe` (each item issues its next row block's loads before this block's sums and dx: 0
  *     never, 1 in all-16-bit calls with dweight/dbias, 2 always), `bwd_dr_early` (the residual
  *     gradient is loaded with x and dy where its share of the register cache is at most this many
- *     bytes per work-group; 0 = never), `fwd_pipe` (the same pipeline in a persistent forward
- *     grid, 0 or 1) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     bytes per work-group; 0 = never) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` searches them;
  *     clnorm_launch_plan() shows their effect. A malformed value makes context creation fail with
@@ -392,10 +389,9 @@ typedef struct clnorm_launch_info {
                                          block); 1 for the forward and the backward without them */
     unsigned raw_cache;             /**< backward: 1 when the register cache holds x and dy as
                                          stored (16-bit calls), 0 when it holds fp32 x-hat and g */
-    unsigned pipelined;             /**< register cache: 1 when each item issues the loads of its
-                                         next row block before this block's row sums and outputs (a
-                                         second set of cache registers): the backward, and the
-                                         forward in a persistent grid (`fwd_pipe`) */
+    unsigned pipelined;             /**< backward, register cache: 1 when each item issues the
+                                         loads of its next row block before this block's row sums
+                                         and dx (a second set of cache registers) */
     unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
                                          register cache: 1 when the residual gradient is loaded
                                          with x and dy rather than after the row sums */

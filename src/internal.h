@@ -56,9 +56,6 @@ typedef struct clnorm_op_params {
                                twice the registers of the row's cached elements */
     unsigned ncache_dx;     /* backward without dweight/dbias: most vectors per item in registers
                                instead of ncache (0: ncache) */
-    unsigned ncache_ws;     /* backward with dweight/dbias whose row fits neither ncache nor the
-                               16-bit cap: up to this many vectors per item in registers, at up to
-                               tpr_max_cached items per row, with the sums in the workspace (0: never) */
     unsigned pipe;          /* backward, register cache: the next row block's loads are issued before
                                this block's row sums and dx, at the cost of a second register set:
                                0 never, 1 in calls with dweight/dbias whose tensors are all 16-bit,

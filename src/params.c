@@ -24,14 +24,14 @@
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
-     *             tpr_max_cached tpr_max16 ncache_dx ncache_ws pipe dr_early rpi16_res rpi_cols_max}
+     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 0, 1, 32768, 2, 4096}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -46,10 +46,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -110,8 +110,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
-        {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true}, {"bwd_ncache_ws", &p->bwd.ncache_ws, 0, 16, true},
-        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 1, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
+        {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
+        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
     };
     const char *s = spec;
@@ -260,7 +260,6 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const clnorm_op_params *op = backward ? &P->bwd : &P->fwd;
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
-    bool ws_sums = false;
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
          * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
@@ -285,17 +284,6 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         /* ... except in 16-bit calls with dweight/dbias where tpr_max16 says so */
         if (backward && partials && max_elem == 2 && op->tpr_max16 && tpr > op->tpr_max16)
             tpr = op->tpr_max16;
-        /* A row that still does not fit the register cache in a call with dweight/dbias: held in
-         * registers anyway at up to tpr_max_cached items where ncache_ws allows, its sums kept in
-         * the workspace rather than in registers */
-        if (backward && partials && op->ncache_ws && tpr <= max_wg && (nv + tpr - 1) / tpr > op->ncache) {
-            const size_t cap = cached_cap > tpr ? cached_cap : tpr;
-            const size_t t = want_tpr > tpr ? (want_tpr < cap ? want_tpr : cap) : tpr;
-            if ((nv + t - 1) / t <= op->ncache_ws) {
-                tpr = t;
-                ws_sums = true;
-            }
-        }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
         if (!backward && op->ncache)
@@ -308,12 +296,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
     const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
-    L.ncache = nc <= ncache || ws_sums ? (unsigned)nc : 0;
+    L.ncache = nc <= ncache ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
-    if (ws_sums)
-        L.nacc = 0; /* NCACHE > 0 with NACC 0: backward.cl keeps the sums in the workspace */
     /* Rows per item: for the dweight/dbias sums' sake (one item's register sums, or one pass over
      * the workspace row, serve RPI rows), so only in calls with them; with the rows in registers,
      * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
@@ -341,10 +327,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * -> 0.72 ms early; bf16 with dweight/dbias at cols 1024, 64 bytes x 256 items: 0.45 -> 0.27) */
     L.dr_early = backward && L.ncache &&
                  (size_t)L.tpr * L.rpw * L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
-    if (backward)
-        L.pipe = L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
-    else /* the forward pipelines in a persistent grid only (a group needs a next block of its own) */
-        L.pipe = L.ncache && op->groups_per_cu && op->pipe;
+    L.pipe = backward && L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2));
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
      * for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 2.0) * sizeof(float);

@@ -19,6 +19,22 @@ static const struct {
     [CLNORM_K_REDUCE] = {"clnorm_reduce", clnorm_cl_reduce, &clnorm_cl_reduce_len},
 };
 
+/* The compiler's log of prog (malloc'ed; the caller frees it), or NULL when there is none. */
+static char *build_log(const clnorm_context *ctx, cl_program prog)
+{
+    size_t n = 0;
+    if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0)
+        return NULL;
+    char *log = malloc(n + 1);
+    if (log && clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    if (log)
+        log[n] = '\0';
+    return log;
+}
+
 /* CLNORM_BUILD_LOG=1 (a developer's switch, read per build): each successful build's options and
  * compiler log go to stderr. With CLNORM_BUILD_OPTIONS=-cl-nv-verbose this gives the register count
  * and spills of every variant a program (clnorm-bench --tune) actually builds. */
@@ -27,13 +43,7 @@ static void log_build(const clnorm_context *ctx, clnorm_kernel_id id, const char
     const char *env = getenv("CLNORM_BUILD_LOG");
     if (!env || !*env || strcmp(env, "0") == 0)
         return;
-    size_t n = 0;
-    char *log = NULL;
-    if (clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS && n &&
-        (log = malloc(n + 1)) != NULL && clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
-        log[n] = '\0';
-    else if (log)
-        log[0] = '\0';
+    char *log = build_log(ctx, prog);
     fprintf(stderr, "clnorm: built %s with \"%s\"\n%s\n", kernels[id].kernel_name, options, log ? log : "");
     free(log);
 }
@@ -50,15 +60,8 @@ static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char 
     if (err != CL_SUCCESS) {
         clnorm__fail(ctx, CLNORM_BUILD_FAILED, "building %s with options \"%s\" failed (%s); build log:\n",
                      kernels[id].kernel_name, options, clnorm_status_string(err));
-        size_t n = 0;
-        clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-        char *log = n ? malloc(n + 1) : NULL;
-        if (log && clGetProgramBuildInfo(prog, ctx->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
-            log[n] = '\0';
-            clnorm__fail_append(log);
-        } else {
-            clnorm__fail_append("(no build log available)");
-        }
+        char *log = build_log(ctx, prog);
+        clnorm__fail_append(log ? log : "(no build log available)");
         free(log);
         clReleaseProgram(prog);
         return CLNORM_BUILD_FAILED;

@@ -321,6 +321,8 @@ START_TEST(launch_plans)
                         ck_assert(L.raw_cache == 0 && L.pipelined == 0 && L.residual_early == 0);
                     if (!(ops[o] & CLNORM_PLAN_BACKWARD_RES))
                         ck_assert_uint_eq(L.residual_early, 0);
+                    if (ops[o] == 0)
+                        ck_assert_uint_eq(L.pipelined, 0);
                     if ((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) != 1) { /* the forward, and the backward without dweight/dbias */
                         ck_assert_uint_eq(L.register_accumulators, 0);
                         ck_assert_uint_eq(L.rows_per_item, 1);
