@@ -23,17 +23,6 @@
  * dweight/dbias sums serve RPI rows, so more bytes are in flight per register (what bounds a 16-bit
  * backward on a GPU), or one read-modify-write of the workspace row serves RPI rows (streaming, a
  * CPU's long rows). PARTIALS 0 (calls without dweight and dbias) drops those sums altogether.
- *
- * SPLIT > 1 (register cache, one row per item and per group): rows too long for one work-group's
- * registers are split into SPLIT parts of ceil(nv / SPLIT) vectors, each held by one group of a
- * team of SPLIT consecutive groups. Each member computes its part's row sums and publishes them in
- * the exchange buffer (xch), then reads its partners'. OpenCL 1.2 does not promise that the
- * partners run at the same time (another kernel may hold the device), so a member waits a bounded
- * number of polls (SPIN) and then computes a late partner's part sums itself, reading that part of
- * x and dy; both ways give the same bits (one helper, same order), so dx does not depend on timing.
- * Each slot is a seqlock: tag, sum g, sum g*xhat; tags are unique between two clears of the
- * buffer (the host passes xbase and advances it by each call's iterations), so a stale slot
- * never matches.
  */
 #ifndef T_X
 #define T_X f32
@@ -61,28 +50,6 @@
 #endif
 #ifndef RPI
 #define RPI 1
-#endif
-#ifndef SPLIT
-#define SPLIT 1
-#endif
-#ifndef SPIN
-#define SPIN 4096
-#endif
-#if SPLIT > 1 && (NCACHE == 0 || RPI != 1 || RPW != 1 || defined(CONTIG_ROWS))
-#error "SPLIT needs the register cache, one row per item and per group, and round-robin row blocks"
-#endif
-#if SPLIT == 2
-typedef float4 parts_t; /* (sum g, sum g*xhat) of each part */
-#define PARTS_SUM row_sum4
-#define PARTS_LOAD vload4
-#define PARTS_STORE vstore4
-#elif SPLIT == 4
-typedef float8 parts_t;
-#define PARTS_SUM row_sum8
-#define PARTS_LOAD vload8
-#define PARTS_STORE vstore8
-#elif SPLIT != 1
-#error "SPLIT must be 1, 2 or 4"
 #endif
 #if RPI == 1
 typedef float2 sums_t;
@@ -125,51 +92,6 @@ typedef float8 sums_t;
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
 
-/* x-hat and g of one vector, added to the item's row sums. One function for every place that
- * computes a part's sums, without contraction under SPLIT, so a part's sums have the same bits
- * wherever they are computed (its own group, or a partner standing in for it). */
-inline void grad_terms(const floatv d, const floatv xv, const float mu, const float rs, const floatv wv,
-                       const bool has_w, floatv *xhat, floatv *g, floatv *sg, floatv *sgx)
-{
-#if SPLIT > 1
-#pragma OPENCL FP_CONTRACT OFF
-#endif
-    *xhat = (xv - mu) * rs;
-    *g = has_w ? d * wv : d;
-    *sg += *g;
-    *sgx = fma(*g, *xhat, *sgx);
-}
-
-#if SPLIT > 1
-/* Exchange slots (4 words: tag, sum g, sum g*xhat, unused), read and written with atomics so that
- * they bypass non-coherent caches; GLOBAL_FENCE orders them (a seqlock). */
-inline void slot_publish(__global uint *q, const uint tag, const float a, const float b)
-{
-    atomic_xchg(q, 0u);
-    GLOBAL_FENCE();
-    atomic_xchg(q + 1, as_uint(a));
-    atomic_xchg(q + 2, as_uint(b));
-    GLOBAL_FENCE();
-    atomic_xchg(q, tag);
-}
-/* true and the sums once the slot holds tag, false after SPIN polls */
-inline bool slot_fetch(__global uint *q, const uint tag, float2 *v)
-{
-    for (uint n = 0; n < SPIN; ++n) {
-        const uint t1 = atomic_or(q, 0u);
-        GLOBAL_FENCE();
-        const uint a = atomic_or(q + 1, 0u), b = atomic_or(q + 2, 0u);
-        GLOBAL_FENCE();
-        const uint t2 = atomic_or(q, 0u);
-        if (t1 == tag && t2 == tag) {
-            *v = (float2)(as_float(a), as_float(b));
-            return true;
-        }
-    }
-    return false;
-}
-#endif
-
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      const __global STORAGE(T_DY) *dy, const ulong dy_off, const ulong dy_ld,
@@ -179,47 +101,18 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      const __global float *rstd, const ulong rstd_off,
                      const __global STORAGE(T_DR) *dr, const ulong dr_off, const ulong dr_ld,
                      __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
-                     __global float *part, __global uint *xch, const uint xbase)
+                     __global float *part)
 {
-#if SPLIT > 1
-    /* the row-sum scratch, shared with the stand-in sums of all parts (the wider type) */
-    __local parts_t red_parts[RED_SIZE];
-    __local sums_t *red = (__local sums_t *)red_parts;
-    /* partners' sums and the late ones' bit mask, double-buffered by iteration: lid 0 writes the next
-     * row's while other items may still read this row's (no barrier between) */
-    __local float2 xsum[2][SPLIT];
-    __local uint xmiss[2];
-#else
     __local sums_t red[RED_SIZE];
-    (void)xch;
-    (void)xbase;
-#endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
     const long nv = (long)(cols / VEC);
-#if SPLIT > 1
-    /* a team of SPLIT consecutive groups per row; this group holds vectors [kb, ke) of each row */
-    const ulong team = get_group_id(0) / SPLIT, nteams = get_num_groups(0) / SPLIT;
-    const uint part_id = get_group_id(0) % SPLIT;
-    const long nvp = (nv + SPLIT - 1) / SPLIT;
-    const long kb = part_id * nvp, ke = min(nv, kb + nvp);
-#define BLK_FIRST(n) team
-#define BLK_END(n) (n)
-#define BLK_STEP() nteams
-#else
-    const ulong team = get_group_id(0);
-    const long kb = 0, ke = nv;
-#define BLK_FIRST(n) blocks_first(n)
-#define BLK_END(n) blocks_end(n)
-#define BLK_STEP() blocks_step()
-#endif
     const bool has_w = (flags & BWD_WEIGHT) != 0;
     const __global STORAGE(T_W) *wr = w + w_off;
 #if PARTIALS
-    /* one partial row per team's row slot (a team is one group unless rows are split) */
-    const ulong nparts = (ulong)get_num_groups(0) / SPLIT * RPW;
-    __global float *pw = part + (team * RPW + slot) * cols;
+    const ulong nparts = (ulong)get_num_groups(0) * RPW;
+    __global float *pw = part + ((ulong)get_group_id(0) * RPW + slot) * cols;
     __global float *pb = pw + nparts * cols;
 #if NACC > 0
     floatv dwa[NACC], dba[NACC];
@@ -245,7 +138,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 
     const ulong nblocks = (rows + RPW * RPI - 1) / (RPW * RPI);
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
-    const ulong blk_end = BLK_END(nblocks);
+    const ulong blk_end = blocks_end(nblocks);
     float mu[RPI], rs[RPI];
 #if NCACHE > 0
     /* Loads the rows of the block whose first row is R0 into X, D (and Q: the residual gradient)
@@ -268,8 +161,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         M[i] = mean[mean_off + r];                                                               \
         S[i] = rstd[rstd_off + r];                                                               \
         _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                     \
-            const long k = kb + lane + (long)j * TPR;                                            \
-            if (k < ke) {                                                                        \
+            const long k = lane + (long)j * TPR;                                                 \
+            if (k < nv) {                                                                        \
                 X[i][j] = CX_LD(xr, k * VEC);                                                    \
                 D[i][j] = CD_LD(dyr, k * VEC);                                                   \
                 LOAD_DR(Q, R0, i, j, r, k)                                                        \
@@ -287,13 +180,13 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
     float mun[RPI], rsn[RPI];
     {
-        const ulong b0 = BLK_FIRST(nblocks);
+        const ulong b0 = blocks_first(nblocks);
         const ulong nr0 = b0 < blk_end ? (b0 * RPW + slot) * RPI : rows;
         LOAD_BLOCK(nr0, xn, dn, rn, mun, rsn)
     }
 #endif
 #endif
-    for (ulong blk = BLK_FIRST(nblocks), it = 0; blk < blk_end; blk += BLK_STEP(), ++it) {
+    for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI];
 #if NCACHE > 0
@@ -312,7 +205,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             }
         }
         {
-            const ulong nb = blk + BLK_STEP();
+            const ulong nb = blk + blocks_step();
             const ulong nr0 = nb < blk_end ? (nb * RPW + slot) * RPI : rows;
             LOAD_BLOCK(nr0, xn, dn, rn, mun, rsn)
         }
@@ -325,14 +218,16 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             sg[i] = sgx[i] = 0.0f;
 #pragma unroll
         for (int j = 0; j < NCACHE; ++j) {
-            const long k = kb + lane + (long)j * TPR;
-            if (k < ke) {
+            const long k = lane + (long)j * TPR;
+            if (k < nv) {
                 const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
 #pragma unroll
                 for (int i = 0; i < RPI; ++i) {
                     const floatv d = CD_CV(dc[i][j]);
-                    floatv xhat, g;
-                    grad_terms(d, CX_CV(xc[i][j]), mu[i], rs[i], wv, has_w, &xhat, &g, &sg[i], &sgx[i]);
+                    const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
+                    const floatv g = has_w ? d * wv : d;
+                    sg[i] += g;
+                    sgx[i] += g * xhat;
 #if PARTIALS
                     if (row0 + i < rows) {
                         dwa[j] += d * xhat;
@@ -362,8 +257,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         if (valid) {
 #pragma unroll
             for (int j = 0; j < NACC; ++j) {
-                const long k = kb + lane + (long)j * TPR;
-                if (k < ke) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
                     const floatv d = LDV(T_DY, dyr, k * VEC);
                     const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[0]) * rs[0];
                     const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
@@ -442,63 +337,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         }
 #endif
         SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
-#if SPLIT > 1
-        {
-            /* sv holds this part's sums; the row's are the parts' added in part order */
-            const uint tag = xbase + (uint)it + 1u;
-            __global uint *slots = xch + (team * 2 + (it & 1)) * SPLIT * 4;
-            if (lid == 0) {
-                slot_publish(slots + part_id * 4, tag, sv[0], sv[1]);
-                uint miss = 0;
-                for (uint p = 0; p < SPLIT; ++p) {
-                    float2 v = 0.0f;
-                    if (p != part_id && !slot_fetch(slots + p * 4, tag, &v))
-                        miss |= 1u << p;
-                    xsum[it & 1][p] = v;
-                }
-                xmiss[it & 1] = miss;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            const uint miss = xmiss[it & 1];
-            /* Stand-in sums of the parts whose group was late: this group reads those parts of x
-             * and dy, item for item as their own group does, and reduces them the same way. The
-             * row sum runs every time (its barriers stay unconditional); it adds zeros when no
-             * partner was late. */
-            float ps[2 * SPLIT];
-            const __global STORAGE(T_X) *xr = x + x_off + (row0 < rows ? row0 : 0) * x_ld;
-            const __global STORAGE(T_DY) *dyr = dy + dy_off + (row0 < rows ? row0 : 0) * dy_ld;
-#pragma unroll
-            for (uint p = 0; p < SPLIT; ++p) {
-                floatv a = 0.0f, c = 0.0f;
-                if (miss & (1u << p)) {
-                    const long pb = p * nvp, pe = min(nv, pb + nvp);
-#pragma unroll
-                    for (int j = 0; j < NCACHE; ++j) {
-                        const long k = pb + lane + (long)j * TPR;
-                        if (k < pe) {
-                            const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
-                            floatv xhat, g;
-                            grad_terms(LDV(T_DY, dyr, k * VEC), LDV(T_X, xr, k * VEC), mu[0], rs[0], wv, has_w,
-                                       &xhat, &g, &a, &c);
-                        }
-                    }
-                }
-                ps[2 * p] = hsumv(a);
-                ps[2 * p + 1] = hsumv(c);
-            }
-            PARTS_STORE(PARTS_SUM(PARTS_LOAD(0, ps), red_parts), 0, ps);
-            float tg = 0.0f, tgx = 0.0f;
-#pragma unroll
-            for (uint p = 0; p < SPLIT; ++p) {
-                const float2 v = p == part_id ? (float2)(sv[0], sv[1])
-                                 : (miss & (1u << p)) ? (float2)(ps[2 * p], ps[2 * p + 1]) : xsum[it & 1][p];
-                tg = p == 0 ? v.x : tg + v.x;
-                tgx = p == 0 ? v.y : tgx + v.y;
-            }
-            sv[0] = tg;
-            sv[1] = tgx;
-        }
-#endif
 
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
@@ -514,8 +352,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
-                const long k = kb + lane + (long)j * TPR;
-                if (k < ke) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
 #ifdef CACHE_RAW
                     const floatv d = CD_CV(dc[i][j]);
                     const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
@@ -553,14 +391,14 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #if PARTIALS
     /* Combine the slots' sums into slot 0's partial row, in slot order (a fixed order). The loop
      * count is a compile-time constant: every item reaches each barrier. */
-    __global float *p0w = part + team * RPW * cols, *p0b = p0w + nparts * cols;
+    __global float *p0w = part + (ulong)get_group_id(0) * RPW * cols, *p0b = p0w + nparts * cols;
     for (uint s = 0; s < RPW; ++s) {
         if (slot == s) {
 #if NACC > 0
 #pragma unroll
             for (int j = 0; j < NACC; ++j) {
-                const long k = kb + lane + (long)j * TPR;
-                if (k < ke) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv) {
                     STW(p0w, k * VEC, s == 0 ? dwa[j] : LDW(p0w, k * VEC) + dwa[j]);
                     STW(p0b, k * VEC, s == 0 ? dba[j] : LDW(p0b, k * VEC) + dba[j]);
                 }

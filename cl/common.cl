@@ -52,13 +52,6 @@
 #define NT_FENCE()
 #endif
 
-/* Orders an item's global memory accesses as seen by other work-groups: NVIDIA's device-wide
- * membar (NV_MEMBAR, host-selected there), OpenCL's global fence elsewhere. */
-#ifdef NV_MEMBAR
-#define GLOBAL_FENCE() asm volatile("membar.gl;" ::: "memory")
-#else
-#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
-#endif
 /* ---- the row blocks a work-group takes -------------------------------------------------------
  * Round robin (g, g + G, g + 2G, ...), or with CONTIG_ROWS (CPUs, persistent grids) one contiguous
  * range per group, so a thread streams through memory in order (the hardware prefetchers follow

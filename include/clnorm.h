@@ -64,11 +64,7 @@
  *     `bwd_ncache`), `bwd_pipe` (each item issues its next row block's loads before this block's sums and dx: 0
  *     never, 1 in all-16-bit calls with dweight/dbias, 2 always), `bwd_dr_early` (the residual
  *     gradient is loaded with x and dy where its share of the register cache is at most this many
- *     bytes per work-group; 0 = never), `bwd_split` (rows too long for one work-group's register
- *     cache are split over a team of up to this many work-groups, 2 or 4, which exchange their
- *     row sums; 0 or 1 = never), `bwd_spin` (split rows: polls of a partner's row sums before a
- *     group computes them itself; 0 = none, it always does) and `local_row_kib` (PoCL-style forward, one item
- *     per row, all-16-bit calls:
+ *     bytes per work-group; 0 = never) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` searches them;
  *     clnorm_launch_plan() shows their effect. A malformed value makes context creation fail with
@@ -399,10 +395,6 @@ typedef struct clnorm_launch_info {
     unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
                                          register cache: 1 when the residual gradient is loaded
                                          with x and dy rather than after the row sums */
-    unsigned groups_per_row;        /**< backward: work-groups sharing each row (1; 2 or 4 when a
-                                         row is too long for one group's register cache and is
-                                         split over a team that exchanges its row sums; the team
-                                         takes the row block a group would) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

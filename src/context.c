@@ -109,8 +109,6 @@ void clnorm_context_release(clnorm_context *ctx)
         clReleaseEvent(ctx->workspace_event);
     if (ctx->workspace)
         clReleaseMemObject(ctx->workspace);
-    if (ctx->xch)
-        clReleaseMemObject(ctx->xch);
     if (ctx->queue)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->cl_ctx)

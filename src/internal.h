@@ -66,11 +66,6 @@ typedef struct clnorm_op_params {
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
                                gradient (0: rpi16) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
-    unsigned split;         /* backward: rows too long for one work-group's register cache are split
-                               over a team of up to this many work-groups (2 or 4) that exchange
-                               their row sums (0, 1: never) */
-    unsigned spin;          /* backward, split rows: polls of a partner's slot before this group
-                               computes the partner's sums itself (0: it always does) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -108,8 +103,7 @@ typedef struct clnorm_launch {
     bool pipe;     /* backward: register cache with the next block's loads issued early (PIPE) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
-    unsigned split; /* backward: work-groups per row (SPLIT; 1: a row is one group's) */
-    size_t groups;  /* work-groups launched; a multiple of split */
+    size_t groups;
 } clnorm_launch;
 
 /* The forward's grid is capped (its kernel loops over row blocks) so that global sizes stay far
@@ -152,10 +146,7 @@ struct clnorm_context {
     size_t nprograms, cap_programs;
     cl_mem workspace;      /* the backward's fp32 partial sums */
     size_t workspace_bytes;
-    cl_event workspace_event; /* last command that used the workspace or the exchange buffer, or NULL */
-    cl_mem xch;               /* split rows: the teams' exchange slots (backward.cl, SPLIT) */
-    size_t xch_bytes;
-    cl_uint xch_base;         /* tags below this value may be in xch; the next call's start above it */
+    cl_event workspace_event; /* last command that used the workspace, or NULL */
     cl_event *wait_scratch;   /* wait list + internal dependencies, grown on need */
     size_t wait_scratch_cap;
 };

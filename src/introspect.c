@@ -41,7 +41,6 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->raw_cache = L.raw;
     info->pipelined = L.pipe;
     info->residual_early = L.dr_early && dres;
-    info->groups_per_row = L.split;
     return CLNORM_SUCCESS;
 }
 

@@ -94,16 +94,10 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    /* split rows: the team size, the polls before a group stands in for a partner, and NVIDIA's
-     * device-wide fence for the exchange */
-    char split[64] = "";
-    if (L->split > 1)
-        snprintf(split, sizeof split, " -DSPLIT=%u -DSPIN=%u%s", L->split, ctx->params->bwd.spin,
-                 ctx->info.nv_cc_major ? " -DNV_MEMBAR" : "");
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s", L->vec,
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s", L->vec,
              L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
-             zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "", split);
+             zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "");
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -260,50 +254,6 @@ static clnorm_status ensure_workspace(clnorm_context *ctx, size_t bytes)
     return CLNORM_SUCCESS;
 }
 
-/* Split rows: an exchange buffer of at least bytes whose tags are all below the returned base, and
- * room for iters more tags above it. A new buffer, or tags about to wrap around, is cleared first
- * (on an out-of-order queue after the last command that used it, and before the next). Lock held. */
-static clnorm_status ensure_xch(clnorm_context *ctx, size_t bytes, size_t iters, cl_uint *base)
-{
-    bool clear = false;
-    if (ctx->xch_bytes < bytes) {
-        cl_int err;
-        cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-        if (err != CL_SUCCESS)
-            return clnorm__fail(ctx, err, "allocating the %zu-byte exchange buffer of split rows failed: %s", bytes,
-                                clnorm_status_string(err));
-        if (ctx->xch)
-            clReleaseMemObject(ctx->xch);
-        ctx->xch = m;
-        ctx->xch_bytes = bytes;
-        clear = true;
-    }
-    if (iters >= 0xFFFFFFFFu - ctx->xch_base)
-        clear = true;
-    if (clear) {
-        const cl_uint zero = 0;
-        const bool ooo = ctx->out_of_order;
-        cl_event e = NULL;
-        cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->xch, &zero, sizeof zero, 0, ctx->xch_bytes,
-                                         ooo && ctx->workspace_event ? 1 : 0,
-                                         ooo && ctx->workspace_event ? &ctx->workspace_event : NULL, ooo ? &e : NULL);
-        if (err != CL_SUCCESS) {
-            /* the tags are unknown now: clear again next time */
-            ctx->xch_base = 0xFFFFFFFFu;
-            return clnorm__fail(ctx, err, "clEnqueueFillBuffer (exchange buffer) failed: %s", clnorm_status_string(err));
-        }
-        if (e) {
-            if (ctx->workspace_event)
-                clReleaseEvent(ctx->workspace_event);
-            ctx->workspace_event = e;
-        }
-        ctx->xch_base = 0;
-    }
-    *base = ctx->xch_base;
-    ctx->xch_base += (cl_uint)iters;
-    return CLNORM_SUCCESS;
-}
-
 /* The final reduction's options: RL lanes per column; perm_vec > 0 when the partial rows are stored
  * in permuted-lane order in vectors of perm_vec. */
 static void reduce_options(const clnorm_context *ctx, char *buf, size_t n, size_t rl, unsigned perm_vec,
@@ -321,10 +271,9 @@ static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsign
                         const clnorm_view *dw, const clnorm_view *db)
 {
     arg_u64(a, cols);
-    const size_t teams = L ? L->groups / L->split : 0;
-    arg_u64(a, teams);                      /* partial rows to add: one per team (work-group) */
-    arg_u64(a, L ? L->rpw : 1);             /* ... each at its slot 0's row */
-    arg_u64(a, teams * (L ? L->rpw : 0));   /* where the dbias rows start */
+    arg_u64(a, L ? L->groups : 0);             /* partial rows to add: one per work-group */
+    arg_u64(a, L ? L->rpw : 1);                /* ... each at its slot 0's row */
+    arg_u64(a, L ? L->groups * L->rpw : 0);    /* where the dbias rows start */
     arg_u32(a, flags);
     arg(a, sizeof part, &part);
     arg_view(a, dw, false);
@@ -409,12 +358,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
              token(&vdx), ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
-    const size_t nparts = L.groups / L.split * L.rpw;
-    /* split rows: 4 words per team, iteration parity and part; one iteration per row block */
-    const size_t teams = L.groups / L.split, xbytes = L.split > 1 ? teams * 2 * L.split * 4 * sizeof(cl_uint) : 0;
-    const size_t iters = (rows + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi) / teams + 1;
-    const bool uses_ws = partials || L.split > 1; /* commands that must not overlap other calls' */
-    cl_uint xbase = 0;
+    const size_t nparts = L.groups * L.rpw;
 
     pthread_mutex_lock(&ctx->lock);
     arg_list a = {0}, r = {0};
@@ -423,10 +367,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         st = clnorm__get_kernel(ctx, CLNORM_K_REDUCE, red_options, &r.k);
     if (st == CLNORM_SUCCESS && partials)
         st = ensure_workspace(ctx, 2 * nparts * cols * sizeof(float));
-    if (st == CLNORM_SUCCESS && L.split > 1)
-        st = ensure_xch(ctx, xbytes, iters, &xbase);
     if (st == CLNORM_SUCCESS) {
-        cl_mem part = partials ? ctx->workspace : NULL, xch = L.split > 1 ? ctx->xch : NULL;
+        cl_mem part = partials ? ctx->workspace : NULL;
         arg_u64(&a, rows);
         arg_u64(&a, cols);
         arg_u32(&a, flags);
@@ -438,8 +380,6 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_view(&a, &vdr, true);
         arg_view(&a, &vdx, true);
         arg(&a, sizeof part, &part);
-        arg(&a, sizeof xch, &xch);
-        arg_u32(&a, xbase);
         if (partials)
             reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
@@ -452,21 +392,14 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     cl_uint n = 0;
     const cl_event *list = NULL;
     if (st == CLNORM_SUCCESS)
-        st = wait_list(ctx, num_events_in_wait_list, event_wait_list, uses_ws && ooo ? ctx->workspace_event : NULL,
+        st = wait_list(ctx, num_events_in_wait_list, event_wait_list, partials && ooo ? ctx->workspace_event : NULL,
                        &n, &list);
     cl_event e1 = NULL, e2 = NULL;
     if (st == CLNORM_SUCCESS) {
         cl_int err = clEnqueueNDRangeKernel(ctx->queue, a.k, 1, NULL, &global, &local, n, list,
-                                            ((uses_ws && ooo) || event) ? &e1 : NULL);
+                                            (partials ? ooo : event != NULL) ? &e1 : NULL);
         if (err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clEnqueueNDRangeKernel (backward)", err);
-        else if (!partials && uses_ws && ooo) {
-            /* split rows without the reduction: the next call's exchange waits for this kernel */
-            if (ctx->workspace_event)
-                clReleaseEvent(ctx->workspace_event);
-            ctx->workspace_event = e1;
-            clRetainEvent(e1);
-        }
     }
     if (st == CLNORM_SUCCESS && partials) {
         cl_int err = clEnqueueNDRangeKernel(ctx->queue, r.k, 1, NULL, &red_global, &red_local, e1 ? 1 : 0,

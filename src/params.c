@@ -24,14 +24,14 @@
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
-     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max split spin}
+     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 4, 4096}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4096}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -46,10 +46,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 4096}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4096}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -113,7 +113,6 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
-        {"bwd_split", &p->bwd.split, 0, 4, true},    {"bwd_spin", &p->bwd.spin, 0, 1u << 24, false},
     };
     const char *s = spec;
     while (*s) {
@@ -294,38 +293,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     if (tpr > max_wg)
         tpr = max_wg;
     /* vectors per item: the register arrays are sized exactly */
-    size_t nc = (nv + tpr - 1) / tpr;
-    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
-    L.split = 1;
-    if (backward && nc > ncache && op->tpr == 0 && op->split > 1 && !P->contig_rows) {
-        /* A row too long for one group's register cache: split it over a team of 2 or 4 groups
-         * (the fewest that hold it), each caching its part at up to the items per row a cached
-         * row may have; the team exchanges its row sums (backward.cl, SPLIT). One row per item
-         * and per group; their row-sum scratch (2 floats per part and per item, plus as many per
-         * 32 items) within local memory. */
-        size_t cap = op->tpr_max ? op->tpr_max : max_wg;
-        if (op->tpr_max_cached > cap)
-            cap = op->tpr_max_cached;
-        if (partials && max_elem == 2 && op->tpr_max16 && cap > op->tpr_max16)
-            cap = op->tpr_max16;
-        if (cap > max_wg)
-            cap = max_wg;
-        const size_t target = max_elem == 2 ? op->target16 : op->target;
-        for (unsigned s = 2; s <= op->split && s <= 4; s *= 2) {
-            const size_t nvp = (nv + s - 1) / s;
-            size_t t = next_pow2((nvp + target - 1) / target);
-            if (t > cap)
-                t = cap;
-            const size_t scratch = (t + (t + 31) / 32) * 8 * s;
-            if ((nvp + t - 1) / t <= ncache && (!ctx->info.local_mem || scratch + 64 <= ctx->info.local_mem)) {
-                L.split = s;
-                tpr = t;
-                nc = (nvp + t - 1) / t;
-                break;
-            }
-        }
-    }
+    const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
+    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
     L.ncache = nc <= ncache ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
@@ -335,12 +305,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
      * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
     const unsigned rpi = max_elem != 2 ? op->rpi : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
-    L.rpi = backward && partials && L.split == 1 && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols &&
+    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols &&
                     (!op->rpi_cols_max || cols <= op->rpi_cols_max)
                 ? rpi
                 : 1;
     L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
-    size_t rpw = L.split > 1 ? 1 : op->wg / tpr;
+    size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;
     while (rpw > 1 && rpw * tpr > max_wg)
@@ -384,20 +354,17 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     size_t per_cu = (size_t)op->groups_per_cu * op->wg / wg_items;
     if (per_cu < 1)
         per_cu = 1;
-    /* teams: groups sharing rows (one group each unless rows are split) */
-    size_t teams = (size_t)ctx->info.compute_units * per_cu / L.split;
-    if (teams < 1)
-        teams = 1;
-    /* per_team does not overflow in practice: a validated view of cols elements fits a device buffer */
-    const size_t per_team = 2 * rpw * cols * sizeof(float);
+    size_t groups = (size_t)ctx->info.compute_units * per_cu;
+    /* per_group does not overflow in practice: a validated view of cols elements fits a device buffer */
+    const size_t per_group = 2 * rpw * cols * sizeof(float);
     const size_t cap = ctx->info.max_alloc && ctx->info.max_alloc < P->workspace_cap ? (size_t)ctx->info.max_alloc
                                                                                       : P->workspace_cap;
-    if (per_team > cap / teams)
-        teams = cap / per_team;
-    if (teams > blocks)
-        teams = blocks;
-    if (teams < 1)
-        teams = 1;
-    L.groups = teams * L.split;
+    if (per_group > cap / groups)
+        groups = cap / per_group;
+    if (groups > blocks)
+        groups = blocks;
+    if (groups < 1)
+        groups = 1;
+    L.groups = groups;
     return L;
 }
