@@ -66,7 +66,8 @@ typedef struct clnorm_op_params {
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
                                gradient (0: rpi16) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
-    unsigned dx16_cols;     /* backward without dweight/dbias, every tensor 16-bit, from this many
+    unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
+                               tensor 16-bit, from this many
                                cols on: at most tpr_max16 items per row where the row then still
                                fits ncache_dx vectors per item, and pipelined (0: never) */
 } clnorm_op_params;

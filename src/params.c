@@ -20,7 +20,8 @@
  * calls cache x and dy as stored; those with dweight/dbias (whose fp32 sums cost registers, so
  * fewer items fit) pipeline the next row block's loads (bf16 cols 256-8192: 0.25-0.29 -> 0.21-0.22
  * ms); the residual gradient is loaded with x and dy (bf16 cols 1024: 0.37 -> 0.29 ms).
- * Session 4's tune runs, docs/PERFORMANCE.md. */
+ * Session 4's tune runs, docs/PERFORMANCE.md. Session 5: long 16-bit dx-only rows (from 16384)
+ * take 512 items x 4 vectors, pipelined (bf16 16384: 0.81 -> 0.96 of the copy). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
@@ -86,10 +87,13 @@ const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
     return &table[n - 1];
 }
 
-/* a long all-16-bit backward call without dweight/dbias (op->dx16_cols) */
-static bool dx16_long(const clnorm_op_params *op, bool backward, bool partials, size_t cols, size_t max_elem)
+/* a long all-16-bit backward call without dweight/dbias and without a residual gradient
+ * (op->dx16_cols; with one, 512 items x 4 vectors pipelined were slower on the H200: bf16 at cols
+ * 16384 0.95 -> 0.88 of the copy) */
+static bool dx16_long(const clnorm_op_params *op, bool backward, bool partials, bool dres, size_t cols,
+                      size_t max_elem)
 {
-    return backward && !partials && max_elem == 2 && op->dx16_cols && op->tpr_max16 && op->ncache_dx &&
+    return backward && !partials && !dres && max_elem == 2 && op->dx16_cols && op->tpr_max16 && op->ncache_dx &&
            cols >= op->dx16_cols;
 }
 
@@ -290,12 +294,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 tpr = t;
         }
         /* ... except in 16-bit calls with dweight/dbias where tpr_max16 says so, and in long
-         * 16-bit calls without them (dx16_cols), if the row then still fits the cache: fewer,
+         * 16-bit calls without them or a residual gradient (dx16_cols), if the row then still
+         * fits the cache: fewer,
          * deeper items, pipelined below (bf16 dx at cols 16384 on the H200: 1024 items x 2
          * vectors 0.234 ms, 512 x 4 0.224, pipelined 0.213) */
         if (backward && partials && max_elem == 2 && op->tpr_max16 && tpr > op->tpr_max16)
             tpr = op->tpr_max16;
-        if (dx16_long(op, backward, partials, cols, max_elem) && tpr > op->tpr_max16 &&
+        if (dx16_long(op, backward, partials, has_dres, cols, max_elem) && tpr > op->tpr_max16 &&
             (nv + op->tpr_max16 - 1) / op->tpr_max16 <= op->ncache_dx)
             tpr = op->tpr_max16;
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
@@ -343,7 +348,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                  (size_t)L.tpr * L.rpw * L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
     L.pipe = backward && L.ncache &&
              (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
-              (dx16_long(op, backward, partials, cols, max_elem) && L.tpr == op->tpr_max16));
+              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16));
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
      * for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 2.0) * sizeof(float);

@@ -410,12 +410,13 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert(L.pipelined == 1 && L.rows_per_item == 1 && L.residual_early == 1 && L.items_per_row == 512);
     L = plan_of(ctx, BW, 16384, CLNORM_BF16); /* tpr_max16: 512 items, the row streams */
     ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.pipelined == 0);
-    /* dx-only calls: pipelined only for 16-bit rows from 16384 on, which take 512 items x 4
-     * vectors (where that holds the row: 1024 x 4 at 32768, not pipelined) */
+    /* dx-only calls: pipelined only for 16-bit rows from 16384 on without a residual gradient,
+     * which take 512 items x 4 vectors (where that holds the row: 1024 x 4 at 32768, not
+     * pipelined) */
     L = plan_of(ctx, DX, 16384, CLNORM_BF16);
     ck_assert(L.items_per_row == 512 && L.register_cache == 4 && L.raw_cache == 1 && L.pipelined == 1);
-    L = plan_of(ctx, DX | RES, 16384, CLNORM_BF16);
-    ck_assert(L.items_per_row == 512 && L.register_cache == 4 && L.pipelined == 1);
+    L = plan_of(ctx, DX | RES, 16384, CLNORM_BF16); /* not with a residual gradient */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 2 && L.pipelined == 0);
     L = plan_of(ctx, DX, 32768, CLNORM_BF16);
     ck_assert(L.items_per_row == 1024 && L.register_cache == 4 && L.pipelined == 0);
     L = plan_of(ctx, DX, 8192, CLNORM_BF16);
