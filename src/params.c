@@ -20,8 +20,9 @@
  * calls cache x and dy as stored; those with dweight/dbias (whose fp32 sums cost registers, so
  * fewer items fit) pipeline the next row block's loads (bf16 cols 256-8192: 0.25-0.29 -> 0.21-0.22
  * ms); the residual gradient is loaded with x and dy (bf16 cols 1024: 0.37 -> 0.29 ms).
- * Session 4's tune runs, docs/PERFORMANCE.md. Session 5: long 16-bit dx-only rows (from 16384)
- * take 512 items x 4 vectors, pipelined (bf16 16384: 0.81 -> 0.96 of the copy). */
+ * Session 4's tune runs, docs/PERFORMANCE.md. Session 5: long 16-bit dx-only rows (from 12288)
+ * take 512 items x 3-4 vectors, pipelined (bf16 16384: 0.81 -> 0.96 of the copy; 12288: 0.283 ->
+ * 0.209 ms). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
@@ -30,7 +31,7 @@ static const clnorm_device_params table[] = {
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 16384}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 12288}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
@@ -297,7 +298,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * 16-bit calls without them or a residual gradient (dx16_cols), if the row then still
          * fits the cache: fewer,
          * deeper items, pipelined below (bf16 dx at cols 16384 on the H200: 1024 items x 2
-         * vectors 0.234 ms, 512 x 4 0.224, pipelined 0.213) */
+         * vectors 0.234 ms, 512 x 4 0.224, pipelined 0.213; cols 12288 0.283 -> 0.209) */
         if (backward && partials && max_elem == 2 && op->tpr_max16 && tpr > op->tpr_max16)
             tpr = op->tpr_max16;
         if (dx16_long(op, backward, partials, has_dres, cols, max_elem) && tpr > op->tpr_max16 &&

@@ -368,7 +368,7 @@ START_TEST(plan_rules_nvidia_layouts)
     setenv("CLNORM_TUNE",
            "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=2,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
            "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
-           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=16384",
+           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288",
            1);
     clnorm_context *ctx = NULL;
     const clnorm_status st = clnorm_context_create(NULL, &ctx);
@@ -410,13 +410,15 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert(L.pipelined == 1 && L.rows_per_item == 1 && L.residual_early == 1 && L.items_per_row == 512);
     L = plan_of(ctx, BW, 16384, CLNORM_BF16); /* tpr_max16: 512 items, the row streams */
     ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.pipelined == 0);
-    /* dx-only calls: pipelined only for 16-bit rows from 16384 on without a residual gradient,
+    /* dx-only calls: pipelined only for 16-bit rows from 12288 on without a residual gradient,
      * which take 512 items x 4 vectors (where that holds the row: 1024 x 4 at 32768, not
      * pipelined) */
     L = plan_of(ctx, DX, 16384, CLNORM_BF16);
     ck_assert(L.items_per_row == 512 && L.register_cache == 4 && L.raw_cache == 1 && L.pipelined == 1);
     L = plan_of(ctx, DX | RES, 16384, CLNORM_BF16); /* not with a residual gradient */
     ck_assert(L.items_per_row == 1024 && L.register_cache == 2 && L.pipelined == 0);
+    L = plan_of(ctx, DX, 12288, CLNORM_BF16); /* 1536 vectors: 512 items x 3 */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3 && L.pipelined == 1);
     L = plan_of(ctx, DX, 32768, CLNORM_BF16);
     ck_assert(L.items_per_row == 1024 && L.register_cache == 4 && L.pipelined == 0);
     L = plan_of(ctx, DX, 8192, CLNORM_BF16);
