@@ -47,7 +47,15 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
     const __global STORAGE(T_W) *wr = w + w_off;
     const __global STORAGE(T_B) *br = b + b_off;
 #if NCACHE > 0
+#ifdef CACHE_RAW
+    /* 16-bit x kept as stored (half the registers), converted where used: more rows per compute
+     * unit where registers bound them */
+    RAWV(T_X) xc[NCACHE];
+#define XC(j) (CVR(T_X, xc[j]) - shift)
+#else
     floatv xc[NCACHE];
+#define XC(j) xc[j]
+#endif
 #endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
@@ -89,8 +97,15 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
+#ifdef CACHE_RAW
+                /* past the row's end: the row's first vector again, masked out of the sums */
+                xc[j] = LDR(T_X, xr, (k < nv ? k : 0) * VEC);
+                if (k < nv)
+                    acc += XC(j);
+#else
                 xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
                 acc += xc[j];
+#endif
             }
 #else
             {
@@ -120,7 +135,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #pragma unroll
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
-                const floatv d = xc[j] - dmean;
+                const floatv d = XC(j) - dmean;
                 if (k < nv)
                     acc += d * d;
             }
@@ -159,7 +174,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
-                    floatv v = (xc[j] - dmean) * rs;
+                    floatv v = (XC(j) - dmean) * rs;
                     if (flags & FWD_WEIGHT)
                         v *= LDV(T_W, wr, k * VEC);
                     if (flags & FWD_BIAS)

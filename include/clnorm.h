@@ -61,7 +61,7 @@
  *     pipelined; 0 = never),
  *     `bwd_rpi16_res` (rows per item of all-16-bit calls with dweight/dbias and a residual
  *     gradient, 0 = `bwd_rpi16`, else 1, 2 or 4), `bwd_raw16` (the register cache of all-16-bit
- *     calls holds x and dy as stored, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
+ *     calls holds x and dy as stored, 0 or 1), `fwd_raw16` (the same for the forward's x, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
  *     `bwd_tpr_max` up to this where the row then fits the register cache; 0 or a power of two up
  *     to 1024), `bwd_tpr_max16` (cap on items per row of all-16-bit calls with dweight/dbias, over
  *     both; 0 = none), `bwd_ncache_dx` (register cache depth of calls without dweight/dbias, 0 =
@@ -391,8 +391,9 @@ typedef struct clnorm_launch_info {
     unsigned rows_per_item;         /**< backward with dweight/dbias: rows each item works on at
                                          once (its row slot takes that many consecutive rows per
                                          block); 1 for the forward and the backward without them */
-    unsigned raw_cache;             /**< backward: 1 when the register cache holds x and dy as
-                                         stored (16-bit calls), 0 when it holds fp32 x-hat and g */
+    unsigned raw_cache;             /**< 1 when the register cache holds its tensors as stored
+                                         (16-bit calls; backward: x and dy, forward: x), 0 when
+                                         it holds fp32 (backward: x-hat and g) */
     unsigned pipelined;             /**< backward, register cache: 1 when each item issues the
                                          loads of its next row block before this block's row sums
                                          and dx (a second set of cache registers) */

@@ -119,7 +119,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_groups", &p->fwd.groups_per_cu, 0, 64, false},
         {"red_lanes", &p->red_lanes, 1, 32, true},
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
-        {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
+        {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
@@ -329,7 +329,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                     (!op->rpi_cols_max || cols <= op->rpi_cols_max)
                 ? rpi
                 : 1;
-    L.raw = backward && L.ncache && max_elem == 2 && op->raw16;
+    L.raw = L.ncache && max_elem == 2 && op->raw16;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;
