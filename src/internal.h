@@ -47,7 +47,7 @@ typedef struct clnorm_op_params {
     unsigned rpi;           /* backward with dweight/dbias, register-cache or streaming regime: rows per
                                item at once (1, 2, 4) */
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
-    unsigned raw16;         /* backward, register cache, all tensors 16-bit: keep x and dy as stored (1) */
+    unsigned raw16;         /* register cache, all tensors 16-bit: keep x (backward: x and dy) as stored (1) */
     unsigned rpi_cols;      /* rows per item only from this many cols on (0: any) */
     unsigned tpr_max_cached; /* backward: a higher cap on derived items per row, used only where it
                                brings the row into the register cache (0: none) */
@@ -67,9 +67,9 @@ typedef struct clnorm_op_params {
                                gradient (0: rpi16) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
-                               tensor 16-bit, from this many
-                               cols on: at most tpr_max16 items per row where the row then still
-                               fits ncache_dx vectors per item, and pipelined (0: never) */
+                               tensor 16-bit, from this many cols on: at most tpr_max16 items per
+                               row where the row then still fits ncache_dx vectors per item, and
+                               pipelined (0: never) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -103,7 +103,7 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);
 typedef struct clnorm_launch {
     unsigned vec, tpr, rpw, ncache, nacc;
     unsigned rpi;  /* backward: rows per item at once (1 outside the register-cache regime) */
-    bool raw;      /* backward: the register cache holds x and dy as stored */
+    bool raw;      /* the register cache holds x (backward: x and dy) as stored */
     bool pipe;     /* backward: register cache with the next block's loads issued early (PIPE) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
