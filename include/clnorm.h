@@ -56,9 +56,8 @@
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this
- *     many cols on: at most
- *     `bwd_tpr_max16` items per row where the row still fits `bwd_ncache_dx` vectors per item,
- *     pipelined; 0 = never),
+ *     many cols on: at most `bwd_tpr_max16` items per row where the row still fits
+ *     `bwd_ncache_dx` vectors per item, pipelined; 0 = never),
  *     `bwd_rpi16_res` (rows per item of all-16-bit calls with dweight/dbias and a residual
  *     gradient, 0 = `bwd_rpi16`, else 1, 2 or 4), `bwd_raw16` (the register cache of all-16-bit
  *     calls holds x and dy as stored, 0 or 1), `fwd_raw16` (the same for the forward's x, 0 or 1), `bwd_tpr_max_cached` (items per row may go past

@@ -296,9 +296,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         }
         /* ... except in 16-bit calls with dweight/dbias where tpr_max16 says so, and in long
          * 16-bit calls without them or a residual gradient (dx16_cols), if the row then still
-         * fits the cache: fewer,
-         * deeper items, pipelined below (bf16 dx at cols 16384 on the H200: 1024 items x 2
-         * vectors 0.234 ms, 512 x 4 0.224, pipelined 0.213; cols 12288 0.283 -> 0.209) */
+         * fits the cache: fewer, deeper items, pipelined below (bf16 dx at cols 16384 on the
+         * H200: 1024 items x 2 vectors 0.234 ms, 512 x 4 0.224, pipelined 0.213; cols 12288
+         * 0.283 -> 0.209) */
         if (backward && partials && max_elem == 2 && op->tpr_max16 && tpr > op->tpr_max16)
             tpr = op->tpr_max16;
         if (dx16_long(op, backward, partials, has_dres, cols, max_elem) && tpr > op->tpr_max16 &&
