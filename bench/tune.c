@@ -19,6 +19,9 @@ static const char *const FWD[] = {
     /* 16-bit data uses the *_target16 keys */
     "fwd_target16=4,fwd_wg=128", "fwd_target16=8,fwd_wg=128", "fwd_target16=16,fwd_wg=128",
     "fwd_target16=8,fwd_tpr_max=512,fwd_wg=256",
+    /* the pipelined persistent forward (where the table row's fwd_pipe and fwd_pipe_cols allow it) */
+    "fwd_target16=4,fwd_wg=128,fwd_groups=0", "fwd_target16=4,fwd_wg=128,fwd_pipe=2,fwd_groups=4",
+    "fwd_target16=4,fwd_wg=128,fwd_pipe=2,fwd_groups=8", "fwd_target16=8,fwd_raw16=1,fwd_wg=128,fwd_groups=0",
 };
 static const char *const BWD[] = {
     "bwd_target=1,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=256,bwd_groups=8",

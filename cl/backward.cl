@@ -103,7 +103,9 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
                      __global float *part)
 {
-    __local sums_t red[RED_SIZE];
+    /* two buffers, taken in turn by consecutive row blocks (ROW_SUMS _nb, no closing barrier) */
+    __local sums_t red[2 * RED_SIZE];
+    uint parity = 0;
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
@@ -336,7 +338,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             sv[2 * i + 1] = hsumv(sgx[i]);
         }
 #endif
-        SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
+        SUMS_STORE(CAT(ROW_SUMS, _nb)(SUMS_LOAD(0, sv), red + parity * RED_SIZE), 0, sv);
+        parity ^= 1u;
 
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {

@@ -344,21 +344,30 @@ inline float shfl_xor(float v, int mask)
 }
 #endif
 
+/* TAIL: the closing barrier, which lets the next call reuse red. The _nb ("no barrier") variants
+ * leave it out: their callers alternate between two buffers, so that the next write of a buffer
+ * comes after the first barrier of a call on the other one, which no item passes before every item
+ * has read the first buffer (a barrier less per row sum). */
 #define DEFINE_ROW_SUM(NAME, T, SHFL)                                                                   \
     inline T NAME(T v, __local T *red)                                                                  \
     {                                                                                                   \
         const uint lid = get_local_id(0), lane = lid % TPR, base = lid - lane;                          \
-        ROW_SUM_BODY(T, SHFL)                                                                           \
+        ROW_SUM_BODY(T, SHFL, barrier(CLK_LOCAL_MEM_FENCE);)                                            \
+    }                                                                                                   \
+    inline T CAT(NAME, _nb)(T v, __local T *red)                                                        \
+    {                                                                                                   \
+        const uint lid = get_local_id(0), lane = lid % TPR, base = lid - lane;                          \
+        ROW_SUM_BODY(T, SHFL, )                                                                         \
     }
 
 #if TPR == 1
-#define ROW_SUM_BODY(T, SHFL) (void)red; (void)lane; (void)base; return v;
+#define ROW_SUM_BODY(T, SHFL, TAIL) (void)red; (void)lane; (void)base; return v;
 #elif defined(NV_SHFL)
 #define WARP_PART(SHFL) for (uint m = 1; m < (TPR < 32 ? TPR : 32); m <<= 1) v = v + SHFL(v, m);
 #if TPR <= 32
-#define ROW_SUM_BODY(T, SHFL) (void)red; (void)base; WARP_PART(SHFL) return v;
+#define ROW_SUM_BODY(T, SHFL, TAIL) (void)red; (void)base; WARP_PART(SHFL) return v;
 #else
-#define ROW_SUM_BODY(T, SHFL)                                                                           \
+#define ROW_SUM_BODY(T, SHFL, TAIL)                                                                     \
     WARP_PART(SHFL)                                                                                     \
     if (lane % 32 == 0)                                                                                 \
         red[lid / 32] = v;                                                                              \
@@ -366,21 +375,21 @@ inline float shfl_xor(float v, int mask)
     T s = red[base / 32];                                                                               \
     for (uint w = 1; w < TPR / 32; ++w)                                                                 \
         s += red[base / 32 + w];                                                                        \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    TAIL                                                                                                \
     return s;
 #endif
 #elif TPR <= 32
-#define ROW_SUM_BODY(T, SHFL)                                                                           \
+#define ROW_SUM_BODY(T, SHFL, TAIL)                                                                     \
     red[lid] = v;                                                                                       \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
     T s = red[base];                                                                                    \
     for (uint i = 1; i < TPR; ++i)                                                                      \
         s += red[base + i];                                                                             \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    TAIL                                                                                                \
     return s;
 #else
 /* level 1: lane j < TPR/32 sums the slot's values j, j + TPR/32, ... (conflict-free strides) */
-#define ROW_SUM_BODY(T, SHFL)                                                                           \
+#define ROW_SUM_BODY(T, SHFL, TAIL)                                                                     \
     __local T *red2 = red + WG;                                                                         \
     red[lid] = v;                                                                                       \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
@@ -394,7 +403,7 @@ inline float shfl_xor(float v, int mask)
     T s = red2[base / 32];                                                                              \
     for (uint w = 1; w < TPR / 32; ++w)                                                                 \
         s += red2[base / 32 + w];                                                                       \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+    TAIL                                                                                                \
     return s;
 #endif
 

@@ -40,7 +40,8 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #endif
                     )
 {
-    __local float red[RED_SIZE];
+    /* two buffers: the mean's and the variance's sums (row_sum_nb) */
+    __local float red[2 * RED_SIZE];
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const long nv = (long)(cols / VEC);
@@ -52,10 +53,17 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
      * unit where registers bound them */
     RAWV(T_X) xc[NCACHE];
 #define XC(j) (CVR(T_X, xc[j]) - shift)
+#define XLOAD(p, e) LDR(T_X, p, e)
+#define XLOADED_T RAWV(T_X)
 #else
     floatv xc[NCACHE];
 #define XC(j) xc[j]
+#define XLOAD(p, e) LDV(T_X, p, e)
+#define XLOADED_T floatv
 #endif
+#endif
+#if defined(PIPE) && NCACHE == 0
+#error "PIPE needs the register cache"
 #endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
@@ -85,9 +93,52 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
      * may make it persistent (a few groups, each taking one contiguous range of row blocks). The
      * trip count depends on the work-group only, so every item reaches the same barriers. */
     const ulong blk_end = blocks_end(nblocks);
+#ifdef PIPE
+    /* Software pipeline (persistent grids): each item issues the loads of its next row block
+     * before this block's two reductions (with their barriers) and its stores, so the memory
+     * system stays busy across them; one more set of cache registers. Rows past the end load row
+     * 0 (it exists; the values are never used, as for the row's padding vectors, which load the
+     * row's first vector), so the loads stay unconditional and can all be issued at once. */
+    XLOADED_T xn[NCACHE];
+    float shn;
+#define LOAD_ROW(R)                                                                              \
+    {                                                                                            \
+        const __global STORAGE(T_X) *p_ = x + x_off + ((R) < rows ? (R) : 0) * x_ld;             \
+        shn = LD1(T_X, p_, 0);                                                                   \
+        _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                     \
+            const long k = lane + (long)j * TPR;                                                 \
+            xn[j] = XLOAD(p_, (k < nv ? k : 0) * VEC);                                           \
+        }                                                                                        \
+    }
+    {
+        const ulong b0 = blocks_first(nblocks);
+        LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
+    }
+#endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row = blk * RPW + lid / TPR;
         const bool valid = row < rows;
+#ifdef PIPE
+        const float shift = shn;
+#pragma unroll
+        for (int j = 0; j < NCACHE; ++j)
+#ifdef CACHE_RAW
+            xc[j] = xn[j];
+#else
+            xc[j] = xn[j] - shift;
+#endif
+        {
+            const ulong nb = blk + blocks_step();
+            LOAD_ROW(nb < blk_end ? nb * RPW + lid / TPR : rows)
+        }
+        floatv acc = 0.0f;
+        if (valid) {
+#pragma unroll
+            for (int j = 0; j < NCACHE; ++j)
+                if (lane + (long)j * TPR < nv)
+                    acc += XC(j);
+        }
+#else
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
         const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
 
@@ -127,7 +178,8 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             }
 #endif
         }
-        const float dmean = row_sum(hsumv(acc), red) / (float)cols; /* mean - shift */
+#endif /* PIPE */
+        const float dmean = row_sum_nb(hsumv(acc), red) / (float)cols; /* mean - shift */
 
         acc = 0.0f;
         if (valid) {
@@ -164,7 +216,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             }
 #endif
         }
-        const float var = row_sum(hsumv(acc), red) / (float)cols;
+        const float var = row_sum_nb(hsumv(acc), red + RED_SIZE) / (float)cols;
         const float rs = rsqrt(var + eps);
 
         if (valid) {

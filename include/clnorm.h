@@ -52,7 +52,11 @@
  *     cache depth in vectors, 0 or a power of two up to 16); backward only: `bwd_nacc` (register
  *     dweight/dbias sums, 0 or a power of two up to 16), `bwd_groups` (persistent work-groups
  *     per compute unit, 1..64), `fwd_groups` (0: one forward work-group per row block, else a
- *     persistent grid of that many groups per compute unit, 1..64), `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
+ *     persistent grid of that many groups of `fwd_wg` items per compute unit, 1..64; with
+ *     `fwd_pipe`, for pipelined calls only), `fwd_pipe` (the forward's items issue their next
+ *     row block's loads before this block's reductions and y, on the `fwd_groups` grid, where
+ *     two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls, 2 always),
+ *     `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any), `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this
@@ -386,16 +390,18 @@ typedef struct clnorm_launch_info {
                                          registers (0: in the workspace); 0 for the forward
                                          and for the backward without dweight and dbias */
     size_t work_groups;             /**< work-groups launched (the backward's grid is persistent:
-                                         each group loops over row blocks); 0 when rows is 0 */
+                                         each group loops over row blocks; the forward's is where
+                                         the table asks for it, or pipelined); 0 when rows is 0 */
     unsigned rows_per_item;         /**< backward with dweight/dbias: rows each item works on at
                                          once (its row slot takes that many consecutive rows per
                                          block); 1 for the forward and the backward without them */
     unsigned raw_cache;             /**< 1 when the register cache holds its tensors as stored
                                          (16-bit calls; backward: x and dy, forward: x), 0 when
                                          it holds fp32 (backward: x-hat and g) */
-    unsigned pipelined;             /**< backward, register cache: 1 when each item issues the
-                                         loads of its next row block before this block's row sums
-                                         and dx (a second set of cache registers) */
+    unsigned pipelined;             /**< register cache: 1 when each item issues the loads of its
+                                         next row block before this block's row sums and dx
+                                         (forward: its reductions and y), a second set of cache
+                                         registers; the forward then runs a persistent grid */
     unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
                                          register cache: 1 when the residual gradient is loaded
                                          with x and dy rather than after the row sums */

@@ -43,7 +43,8 @@ typedef struct clnorm_op_params {
     unsigned wg;            /* work-group size aimed at (rows per group = wg / tpr) */
     unsigned ncache;        /* most vectors per item kept in registers (x; backward: xhat and g) */
     unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */
-    unsigned groups_per_cu; /* backward: persistent grid, work-groups per compute unit */
+    unsigned groups_per_cu; /* persistent grid: work-groups of wg items per compute unit (forward:
+                               0 = one group per row block) */
     unsigned rpi;           /* backward with dweight/dbias, register-cache or streaming regime: rows per
                                item at once (1, 2, 4) */
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
@@ -56,10 +57,14 @@ typedef struct clnorm_op_params {
                                twice the registers of the row's cached elements */
     unsigned ncache_dx;     /* backward without dweight/dbias: most vectors per item in registers
                                instead of ncache (0: ncache) */
-    unsigned pipe;          /* backward, register cache: the next row block's loads are issued before
-                               this block's row sums and dx, at the cost of a second register set:
-                               0 never, 1 in calls with dweight/dbias whose tensors are all 16-bit,
-                               2 always */
+    unsigned pipe;          /* register cache: the next row block's loads are issued before this
+                               block's row sums and dx (forward: reductions and y), at the cost of a
+                               second register set: 0 never, 2 always, 1 in backward calls with
+                               dweight/dbias whose tensors are all 16-bit, and in forward calls whose
+                               tensors are all 16-bit. The forward pipelines only on a persistent
+                               grid (groups_per_cu), from pipe_cols on, where both register sets fit
+                               ncache vectors; with pipe set, its other calls take one group per
+                               row block */
     unsigned dr_early;      /* backward, register cache: the residual gradient is loaded with x and dy
                                instead of after the row sums where it takes at most this many bytes
                                per work-group (0: never) */
@@ -70,6 +75,7 @@ typedef struct clnorm_op_params {
                                tensor 16-bit, from this many cols on: at most tpr_max16 items per
                                row where the row then still fits ncache_dx vectors per item, and
                                pipelined (0: never) */
+    unsigned pipe_cols;     /* forward: pipelined (pipe) only from this many cols on (0: any) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -104,7 +110,8 @@ typedef struct clnorm_launch {
     unsigned vec, tpr, rpw, ncache, nacc;
     unsigned rpi;  /* backward: rows per item at once (1 outside the register-cache regime) */
     bool raw;      /* the register cache holds x (backward: x and dy) as stored */
-    bool pipe;     /* backward: register cache with the next block's loads issued early (PIPE) */
+    bool pipe;     /* register cache with the next block's loads issued early (PIPE) */
+    bool persistent; /* forward: a persistent grid (groups per compute unit, not per row block) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
     size_t groups;

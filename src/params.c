@@ -22,18 +22,22 @@
  * ms); the residual gradient is loaded with x and dy (bf16 cols 1024: 0.37 -> 0.29 ms).
  * Session 4's tune runs, docs/PERFORMANCE.md. Session 5: long 16-bit dx-only rows (from 12288)
  * take 512 items x 3-4 vectors, pipelined (bf16 16384: 0.81 -> 0.96 of the copy; 12288: 0.283 ->
- * 0.209 ms). */
+ * 0.209 ms). Session 6: the all-16-bit forward from cols 5120 on is pipelined on a persistent grid
+ * of 4 x 128 items per compute unit, fp32 cache (bf16 at 5120/8192/12288/16384: 0.165/0.154/
+ * 0.167/0.150 -> 0.143/0.144/0.157/0.147 ms; with the raw 16-bit cache the same layouts were
+ * 2-4 % slower, and fp32 calls were slower pipelined at every shape, 4-8 %). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
-     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols}
+     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
+     *             pipe_cols}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 12288}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 12288, 0}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -48,10 +52,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -123,9 +127,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, true},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
-        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
+        {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
-        {"bwd_dx16_cols", &p->bwd.dx16_cols, 0, 1u << 30, false},
+        {"bwd_dx16_cols", &p->bwd.dx16_cols, 0, 1u << 30, false}, {"fwd_pipe_cols", &p->fwd.pipe_cols, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {
@@ -253,7 +257,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                            size_t align_or, size_t max_elem)
 {
     const clnorm_device_params *P = ctx->params;
-    clnorm_launch L;
+    clnorm_launch L = {0};
 
     /* Vector width: the widest the table allows that divides cols and every offset and stride
      * (lowest set bit of their OR), so every vector access is naturally aligned. */
@@ -304,6 +308,17 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         if (dx16_long(op, backward, partials, has_dres, cols, max_elem) && tpr > op->tpr_max16 &&
             (nv + op->tpr_max16 - 1) / op->tpr_max16 <= op->ncache_dx)
             tpr = op->tpr_max16;
+        /* ... and half as many where the row, cached, would leave more than a quarter of the
+         * items' vectors idle and still fits with half (rows of 5 x 2^k elements: 1024 items x 2
+         * vectors for 1280 vectors at fp32 cols 5120, a persistent grid of one group per compute
+         * unit; 512 x 3 on the H200: dx 0.514 -> 0.397 ms, bf16 256 x 3 0.257 -> 0.212). Not in
+         * all-16-bit calls with a residual gradient: bf16 dx_res at 5120 0.284 -> 0.315 ms. */
+        if (backward && tpr > 32 && !(has_dres && max_elem == 2)) {
+            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
+            const size_t n1 = (nv + tpr - 1) / tpr, n2 = (nv + tpr / 2 - 1) / (tpr / 2);
+            if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)
+                tpr /= 2;
+        }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
         if (!backward && op->ncache)
@@ -337,8 +352,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         rpw /= 2;
     L.rpw = (unsigned)rpw;
     /* backward.cl's row sums take 2 * RPI floats per item, plus as many per 32 items, of local
-     * memory (RED_SIZE): fewer rows per item where that would not fit */
-    const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
+     * memory (RED_SIZE), twice (two buffers taken in turn): fewer rows per item where that would
+     * not fit */
+    const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8 * 2;
     while (L.rpi > 1 && ctx->info.local_mem && red_bytes * L.rpi > ctx->info.local_mem)
         L.rpi /= 2;
     /* the residual gradient's share of the cache, per work-group: items x rows x vectors x vector
@@ -347,9 +363,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * -> 0.72 ms early; bf16 with dweight/dbias at cols 1024, 64 bytes x 256 items: 0.45 -> 0.27) */
     L.dr_early = backward && L.ncache &&
                  (size_t)L.tpr * L.rpw * L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
-    L.pipe = backward && L.ncache &&
-             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
-              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16));
+    /* the forward: on a persistent grid (op->groups_per_cu), from pipe_cols on, where both register
+     * sets fit ncache vectors; pipe 1: when every tensor is 16-bit */
+    L.pipe = backward ? L.ncache && (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
+                                     (dx16_long(op, backward, partials, has_dres, cols, max_elem) &&
+                                      L.tpr == op->tpr_max16))
+                      : L.ncache && 2 * L.ncache <= op->ncache && op->groups_per_cu && cols >= op->pipe_cols &&
+                            (op->pipe == 2 || (op->pipe == 1 && max_elem == 2));
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
      * for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 2.0) * sizeof(float);
@@ -358,8 +378,16 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     if (!backward) {
-        /* one group per row block, or a persistent grid where the table asks for one (CPUs) */
-        L.groups = op->groups_per_cu ? (size_t)ctx->info.compute_units * op->groups_per_cu : blocks;
+        /* one group per row block, or a persistent grid where the table asks for one (CPUs; with
+         * op->pipe, for pipelined calls only) */
+        L.persistent = op->groups_per_cu && (!op->pipe || L.pipe);
+        if (L.persistent) {
+            /* groups_per_cu counts groups of op->wg items, as in the backward below */
+            size_t per_cu = (size_t)op->groups_per_cu * op->wg / ((size_t)tpr * rpw);
+            L.groups = (size_t)ctx->info.compute_units * (per_cu ? per_cu : 1);
+        } else {
+            L.groups = blocks;
+        }
         if (L.groups > blocks)
             L.groups = blocks;
         return L;

@@ -368,7 +368,9 @@ START_TEST(plan_rules_nvidia_layouts)
     setenv("CLNORM_TUNE",
            "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=2,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
            "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
-           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288",
+           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288,"
+           "fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,fwd_pipe=1,"
+           "fwd_pipe_cols=5120,fwd_raw16=0",
            1);
     clnorm_context *ctx = NULL;
     const clnorm_status st = clnorm_context_create(NULL, &ctx);
@@ -426,6 +428,39 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert_uint_eq(plan_of(ctx, DX, 16384, CLNORM_F32).pipelined, 0);
     ck_assert_uint_eq(plan_of(ctx, DX, 1024, CLNORM_BF16).pipelined, 0);
     ck_assert_uint_eq(plan_of(ctx, BW, 1024, CLNORM_F32).pipelined, 0);
+    /* rows that would leave more than a quarter of the cached vectors idle take half the items
+     * (5 x 2^k elements); 3 x 2^k rows (three quarters used) keep theirs */
+    L = plan_of(ctx, DX, 5120, CLNORM_F32); /* 1280 vectors: 512 x 3, not 1024 x 2 */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    L = plan_of(ctx, DX, 5120, CLNORM_BF16); /* 640 vectors: 256 x 3 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 3);
+    L = plan_of(ctx, DX | RES, 5120, CLNORM_BF16); /* not with a 16-bit residual gradient */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 2);
+    L = plan_of(ctx, DX | RES, 5120, CLNORM_F32);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    L = plan_of(ctx, DX, 10240, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    L = plan_of(ctx, DX, 768, CLNORM_F32); /* 192 vectors: 128 x 2 */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 2);
+    L = plan_of(ctx, BW, 5120, CLNORM_F32); /* 512 x 3 would not fit the cache with dweight/dbias */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 2);
+    /* the forward: pipelined on a persistent grid of 4 x 128 items per compute unit for all-16-bit
+     * rows from 5120 on whose two register sets fit 8 vectors; one group per row block otherwise */
+    cl_uint cus = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL));
+    L = plan_of(ctx, 0, 8192, CLNORM_BF16); /* 1024 vectors: 256 items x 4, 2 groups per unit */
+    ck_assert(L.pipelined == 1 && L.raw_cache == 0 && L.items_per_row == 256 && L.register_cache == 4 &&
+              L.work_groups == 2 * (size_t)cus);
+    L = plan_of(ctx, 0, 5120, CLNORM_F16); /* 160 items x 4: 3 groups per unit */
+    ck_assert(L.pipelined == 1 && L.items_per_row == 160 && L.work_groups == 3 * (size_t)cus);
+    L = plan_of(ctx, 0, 16384, CLNORM_BF16);
+    ck_assert(L.pipelined == 1 && L.items_per_row == 512 && L.work_groups == (size_t)cus);
+    L = plan_of(ctx, 0, 4096, CLNORM_BF16); /* below pipe_cols: 4096 rows, one group each */
+    ck_assert(L.pipelined == 0 && L.items_per_row == 128 && L.work_groups == 4096);
+    L = plan_of(ctx, 0, 32768, CLNORM_BF16); /* 512 x 8: two sets would not fit */
+    ck_assert(L.pipelined == 0 && L.register_cache == 8 && L.work_groups == 4096);
+    L = plan_of(ctx, 0, 8192, CLNORM_F32); /* not 16-bit */
+    ck_assert(L.pipelined == 0 && L.work_groups == 4096);
     clnorm_context_release(ctx);
 }
 END_TEST
