@@ -49,7 +49,7 @@
  *     and powers of two for the backward), `_tpr_max` (cap on
  *     derived items per row, 0 = the device's limit, else a power of two up to 1024; the forward
  *     goes past it when a row would not fit its register cache), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
- *     cache depth in vectors, 0 or a power of two up to 16); backward only: `bwd_nacc` (register
+ *     cache depth in vectors, 0..16); backward only: `bwd_nacc` (register
  *     dweight/dbias sums, 0 or a power of two up to 16), `bwd_groups` (persistent work-groups
  *     per compute unit, 1..64), `fwd_groups` (0: one forward work-group per row block, else a
  *     persistent grid of that many groups of `fwd_wg` items per compute unit, 1..64; with

@@ -66,7 +66,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "shfl=2", "perm=2", "contig=7", "red_lanes=3", "red_lanes=64", "bwd_rpi=3",
                          "bwd_rpi16=8", "bwd_rpi=0", "bwd_raw16=2", "zext=2", "x86bf16=5", "bwd_rpi_cols=-1",
                          "nt_kib=x", "fwd_groups=65", "bwd_pipe=3", "bwd_tpr_max_cached=768",
-                         "bwd_tpr_max16=2048", "bwd_ncache_dx=3", "bwd_rpi16_res=3", "bwd_dr_early=y",
+                         "bwd_tpr_max16=2048", "bwd_ncache_dx=17", "bwd_ncache=-1", "bwd_rpi16_res=3", "bwd_dr_early=y",
                          "bwd_rpi_cols_max=-2", "local_row_kib=2000000", "bwd_dx16_cols=z", "fwd_raw16=2", "fwd_pipe=3"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         clnorm_context *ctx = (clnorm_context *)&bad; /* must be reset to NULL */
