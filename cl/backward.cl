@@ -191,6 +191,16 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI];
+#ifdef NV_PREFETCH
+        if (blk + blocks_step() < blk_end) {
+            const ulong nr0 = row0 + blocks_step() * RPW * RPI;
+            for (int i = 0; i < RPI; ++i)
+                if (nr0 + i < rows) {
+                    PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)
+                    PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)
+                }
+        }
+#endif
 #if NCACHE > 0
 #ifdef PIPE
 #pragma unroll
