@@ -311,7 +311,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         /* ... and half as many where the row, cached, would leave more than a quarter of the
          * items' vectors idle and still fits with half (rows of 5 x 2^k elements: 1024 items x 2
          * vectors for 1280 vectors at fp32 cols 5120, a persistent grid of one group per compute
-         * unit; 512 x 3 on the H200: dx 0.514 -> 0.397 ms, bf16 256 x 3 0.257 -> 0.212). Not in
+         * unit; 512 x 3 on the H200: dx 0.508 -> 0.401 ms, bf16 256 x 3 0.255 -> 0.213). Not in
          * all-16-bit calls with a residual gradient: bf16 dx_res at 5120 0.284 -> 0.315 ms. */
         if (backward && tpr > 32 && !(has_dres && max_elem == 2)) {
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
@@ -352,9 +352,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         rpw /= 2;
     L.rpw = (unsigned)rpw;
     /* backward.cl's row sums take 2 * RPI floats per item, plus as many per 32 items, of local
-     * memory (RED_SIZE), twice (two buffers taken in turn): fewer rows per item where that would
-     * not fit */
-    const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8 * 2;
+     * memory (RED_SIZE): fewer rows per item where that would not fit */
+    const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
     while (L.rpi > 1 && ctx->info.local_mem && red_bytes * L.rpi > ctx->info.local_mem)
         L.rpi /= 2;
     /* the residual gradient's share of the cache, per work-group: items x rows x vectors x vector
