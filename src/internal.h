@@ -76,6 +76,9 @@ typedef struct clnorm_op_params {
                                row where the row then still fits ncache_dx vectors per item, and
                                pipelined (0: never) */
     unsigned pipe_cols;     /* forward: pipelined (pipe) only from this many cols on (0: any) */
+    unsigned prefetch16_cols; /* backward, NVIDIA, every tensor 16-bit, from this many cols on: each
+                               item asks L2 for its share of the next row block's x and dy at the
+                               top of each block (NV_PREFETCH; 0: never) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -112,6 +115,7 @@ typedef struct clnorm_launch {
     bool raw;      /* the register cache holds x (backward: x and dy) as stored */
     bool pipe;     /* register cache with the next block's loads issued early (PIPE) */
     bool persistent; /* forward: a persistent grid (groups per compute unit, not per row block) */
+    bool prefetch;   /* backward: L2 prefetch of the next row block (NV_PREFETCH) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
     size_t groups;

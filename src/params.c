@@ -25,19 +25,21 @@
  * 0.209 ms). Session 6: the all-16-bit forward from cols 5120 on is pipelined on a persistent grid
  * of 4 x 128 items per compute unit, fp32 cache (bf16 at 5120/8192/12288/16384: 0.165/0.154/
  * 0.167/0.150 -> 0.143/0.144/0.157/0.147 ms; with the raw 16-bit cache the same layouts were
- * 2-4 % slower, and fp32 calls were slower pipelined at every shape, 4-8 %). */
+ * 2-4 % slower, and fp32 calls were slower pipelined at every shape, 4-8 %). The all-16-bit
+ * backward from 12288 on prefetches its next row block into L2 (bf16 with dweight/dbias at
+ * 12288/16384: 0.369/0.365 -> 0.326/0.339 ms; slower at 8192 and for fp32). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
-     *             pipe_cols}
+     *             pipe_cols prefetch16_cols}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 12288, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 12288, 0, 12288}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -52,10 +54,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -130,6 +132,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
         {"bwd_dx16_cols", &p->bwd.dx16_cols, 0, 1u << 30, false}, {"fwd_pipe_cols", &p->fwd.pipe_cols, 0, 1u << 30, false},
+        {"bwd_prefetch16_cols", &p->bwd.prefetch16_cols, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {
@@ -369,6 +372,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                                       L.tpr == op->tpr_max16))
                       : L.ncache && 2 * L.ncache <= op->ncache && op->groups_per_cu && cols >= op->pipe_cols &&
                             (op->pipe == 2 || (op->pipe == 1 && max_elem == 2));
+    /* NV_PREFETCH is inline PTX: NVIDIA devices only (their compute capability is known) */
+    L.prefetch = backward && op->prefetch16_cols && max_elem == 2 && cols >= op->prefetch16_cols &&
+                 ctx->info.nv_cc_major > 0;
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
      * for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 2.0) * sizeof(float);
