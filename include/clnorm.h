@@ -57,8 +57,9 @@
  *     row block's loads before this block's reductions and y, on the `fwd_groups` grid, where
  *     two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls, 2 always),
  *     `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any),
- *     `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls from this many cols on: each item
- *     asks L2 for its share of the next row block's x and dy; 0 = never), `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
+ *     `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
+ *     cols on: each item asks L2 for its share of the next row block's x and dy; 0 = never),
+ *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this

@@ -76,9 +76,9 @@ typedef struct clnorm_op_params {
                                row where the row then still fits ncache_dx vectors per item, and
                                pipelined (0: never) */
     unsigned pipe_cols;     /* forward: pipelined (pipe) only from this many cols on (0: any) */
-    unsigned prefetch16_cols; /* backward, NVIDIA, every tensor 16-bit, from this many cols on: each
-                               item asks L2 for its share of the next row block's x and dy at the
-                               top of each block (NV_PREFETCH; 0: never) */
+    unsigned prefetch16_cols; /* backward with dweight/dbias, NVIDIA, every tensor 16-bit, from this
+                               many cols on: each item asks L2 for its share of the next row
+                               block's x and dy at the top of each block (NV_PREFETCH; 0: never) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -26,8 +26,9 @@
  * of 4 x 128 items per compute unit, fp32 cache (bf16 at 5120/8192/12288/16384: 0.165/0.154/
  * 0.167/0.150 -> 0.143/0.144/0.157/0.147 ms; with the raw 16-bit cache the same layouts were
  * 2-4 % slower, and fp32 calls were slower pipelined at every shape, 4-8 %). The all-16-bit
- * backward from 12288 on prefetches its next row block into L2 (bf16 with dweight/dbias at
- * 12288/16384: 0.369/0.365 -> 0.326/0.339 ms; slower at 8192 and for fp32). */
+ * backward with dweight/dbias from 12288 on prefetches its next row block into L2 (bf16 at
+ * 12288 / 16384: 0.374 / 0.369 -> 0.326 / 0.331 ms, with the residual 0.448 / 0.449 -> 0.400 /
+ * 0.408; slower at 8192 and for fp32). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
@@ -372,8 +373,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                                       L.tpr == op->tpr_max16))
                       : L.ncache && 2 * L.ncache <= op->ncache && op->groups_per_cu && cols >= op->pipe_cols &&
                             (op->pipe == 2 || (op->pipe == 1 && max_elem == 2));
-    /* NV_PREFETCH is inline PTX: NVIDIA devices only (their compute capability is known) */
-    L.prefetch = backward && op->prefetch16_cols && max_elem == 2 && cols >= op->prefetch16_cols &&
+    /* with dweight/dbias only (dx-only calls gained nothing, bf16 dx_res at 12288 / 16384 lost 5 / 3
+     * %); NV_PREFETCH is inline PTX: NVIDIA devices only (their compute capability is known) */
+    L.prefetch = backward && partials && op->prefetch16_cols && max_elem == 2 && cols >= op->prefetch16_cols &&
                  ctx->info.nv_cc_major > 0;
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
      * for a one-item group) within the device's local memory */
