@@ -35,8 +35,8 @@
  *   - `CLNORM_TUNE`: overrides of the launch-parameter table for contexts created while it is set,
  *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
  *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), `cvt` (NVIDIA sm_80+ bf16 rounding
- *     instruction, 0 or 1; off in calls with permuted lanes), `contig` (the backward's groups take
- *     contiguous row ranges, 0 or 1), `perm` (calls with 16-bit tensors run in
+ *     instruction, 0 or 1; off in calls with permuted lanes), `contig` (the groups of persistent grids
+ *     (the backward's, and the forward's where it has one) take contiguous row ranges, 0 or 1), `perm` (calls with 16-bit tensors run in
  *     permuted-lane order, 0 or 1), `zext` (bf16 widened and narrowed in natural element order by
  *     conversions, 0 or 1; not with `perm`), `x86bf16` (bf16 stores with AVX512_BF16's
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
@@ -49,15 +49,15 @@
  *     and powers of two for the backward), `_tpr_max` (cap on
  *     derived items per row, 0 = the device's limit, else a power of two up to 1024; the forward
  *     goes past it when a row would not fit its register cache), `_wg` (work-group size aimed at, a power of two up to 1024), `_ncache` (register
- *     cache depth in vectors, 0..16); backward only: `bwd_nacc` (register
- *     dweight/dbias sums, 0 or a power of two up to 16), `bwd_groups` (persistent work-groups
- *     per compute unit, 1..64), `fwd_groups` (0: one forward work-group per row block, else a
- *     persistent grid of that many groups of `fwd_wg` items per compute unit, 1..64; with
- *     `fwd_pipe`, for pipelined calls only), `fwd_pipe` (the forward's items issue their next
- *     row block's loads before this block's reductions and y, on the `fwd_groups` grid, where
- *     two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls, 2 always),
- *     `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any),
- *     `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
+ *     cache depth in vectors, 0..16); forward only: `fwd_groups` (0: one forward work-group per row
+ *     block, else a persistent grid of that many groups of `fwd_wg` items per compute unit,
+ *     1..64; with `fwd_pipe`, for pipelined calls only), `fwd_pipe` (the forward's items issue
+ *     their next row block's loads before this block's reductions and y, on the `fwd_groups`
+ *     grid, where two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls,
+ *     2 always), `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any);
+ *     backward only: `bwd_nacc` (register dweight/dbias sums, 0 or a power
+ *     of two up to 16), `bwd_groups` (persistent work-groups of `bwd_wg` items per compute unit,
+ *     1..64), `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
  *     cols on: each item asks L2 for its share of the next row block's x and dy; 0 = never),
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
@@ -77,7 +77,7 @@
  *     bytes per work-group; 0 = never) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` searches them;
- *     clnorm_launch_plan() shows their effect. A malformed value makes context creation fail with
+ *     clnorm_launch_plan() shows their effect (all but `bwd_prefetch16_cols`'s). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)

@@ -316,8 +316,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * items' vectors idle and still fits with half (rows of 5 x 2^k elements: 1024 items x 2
          * vectors for 1280 vectors at fp32 cols 5120, a persistent grid of one group per compute
          * unit; 512 x 3 on the H200: dx 0.508 -> 0.401 ms, bf16 256 x 3 0.255 -> 0.213). Not in
-         * all-16-bit calls with a residual gradient: bf16 dx_res at 5120 0.284 -> 0.315 ms. */
-        if (backward && tpr > 32 && !(has_dres && max_elem == 2)) {
+         * all-16-bit calls with a residual gradient: bf16 dx_res at 5120 0.284 -> 0.315 ms; nor
+         * where the dx16 rule chose the items (its pipeline needs tpr_max16 of them). */
+        if (backward && tpr > 32 && !(has_dres && max_elem == 2) &&
+            !dx16_long(op, backward, partials, has_dres, cols, max_elem)) {
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
             const size_t n1 = (nv + tpr - 1) / tpr, n2 = (nv + tpr / 2 - 1) / (tpr / 2);
             if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)
@@ -377,9 +379,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * %); NV_PREFETCH is inline PTX: NVIDIA devices only (their compute capability is known) */
     L.prefetch = backward && partials && op->prefetch16_cols && max_elem == 2 && cols >= op->prefetch16_cols &&
                  ctx->info.nv_cc_major > 0;
-    /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (RED_SIZE: 2 floats
-     * for a one-item group) within the device's local memory */
-    const double lbytes = (3.0 * (double)cols + 2.0) * sizeof(float);
+    /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (two buffers of
+     * RED_SIZE: 4 floats for a one-item group) within the device's local memory */
+    const double lbytes = (3.0 * (double)cols + 4.0) * sizeof(float);
     L.local_row = !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && P->local_row_kib &&
                   lbytes <= (double)P->local_row_kib * 1024.0 && (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
 

@@ -353,25 +353,13 @@ static clnorm_launch_info plan_of(clnorm_context *ctx, int op, size_t cols, clno
     return L;
 }
 
-START_TEST(plan_rules_nvidia_layouts)
+/* A context with the GPU table row and CLNORM_TUNE = tune (the environment is restored) */
+static clnorm_context *gpu_context_with_tune(const char *tune)
 {
-    size_t max_wg = 0;
-    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg,
-                          &max_wg, NULL));
-    if (max_wg < 1024) { /* the rules below are for devices with 1024-item groups (CI's PoCL: 4096) */
-        fprintf(stderr, "plan_rules_nvidia_layouts: skipped, work-groups of at most %zu items\n", max_wg);
-        return;
-    }
     const char *old_class = getenv("CLNORM_DEVICE_CLASS"), *old_tune = getenv("CLNORM_TUNE");
     char *saved_class = old_class ? strdup(old_class) : NULL, *saved_tune = old_tune ? strdup(old_tune) : NULL;
     setenv("CLNORM_DEVICE_CLASS", "gpu", 1);
-    setenv("CLNORM_TUNE",
-           "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=2,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
-           "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
-           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288,"
-           "fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,fwd_pipe=1,"
-           "fwd_pipe_cols=5120,fwd_raw16=0",
-           1);
+    setenv("CLNORM_TUNE", tune, 1);
     clnorm_context *ctx = NULL;
     const clnorm_status st = clnorm_context_create(NULL, &ctx);
     if (saved_class)
@@ -385,6 +373,24 @@ START_TEST(plan_rules_nvidia_layouts)
     free(saved_class);
     free(saved_tune);
     ck_assert_msg(st == CLNORM_SUCCESS, "%s", clnorm_context_last_error(NULL));
+    return ctx;
+}
+
+START_TEST(plan_rules_nvidia_layouts)
+{
+    size_t max_wg = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg,
+                          &max_wg, NULL));
+    if (max_wg < 1024) { /* the rules below are for devices with 1024-item groups (CI's PoCL: 4096) */
+        fprintf(stderr, "plan_rules_nvidia_layouts: skipped, work-groups of at most %zu items\n", max_wg);
+        return;
+    }
+    clnorm_context *ctx = gpu_context_with_tune(
+        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=2,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+           "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
+           "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288,"
+           "fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,fwd_pipe=1,"
+           "fwd_pipe_cols=5120,fwd_raw16=0");
     const int BW = 1, DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
     clnorm_launch_info L;
     /* fp32: 1024 items where that caches the row; not where it would still stream */
@@ -465,6 +471,27 @@ START_TEST(plan_rules_nvidia_layouts)
 }
 END_TEST
 
+/* The fill rule leaves alone the items the dx16 rule chose (its pipeline needs tpr_max16 of them):
+ * 1056 vectors of bf16 at cols 8448 take 512 items x 3, pipelined, not 256 x 5 */
+START_TEST(plan_fill_rule_keeps_dx16_items)
+{
+    size_t max_wg = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg,
+                          &max_wg, NULL));
+    if (max_wg < 1024) {
+        fprintf(stderr, "plan_fill_rule_keeps_dx16_items: skipped, work-groups of at most %zu items\n", max_wg);
+        return;
+    }
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=1024,"
+                                                "bwd_tpr_max16=512,bwd_ncache_dx=6,bwd_dx16_cols=8192,bwd_pipe=0");
+    clnorm_launch_info L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 8448, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3 && L.pipelined == 1);
+    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 5120, CLNORM_BF16); /* below dx16_cols: the fill rule */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 3 && L.pipelined == 0);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -484,6 +511,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, create_from_out_of_order_queue);
     tcase_add_test(tc, launch_plans);
     tcase_add_test(tc, plan_rules_nvidia_layouts);
+    tcase_add_test(tc, plan_fill_rule_keeps_dx16_items);
     suite_add_tcase(s, tc);
     return s;
 }
