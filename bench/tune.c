@@ -30,6 +30,8 @@ static const char *const BWD[] = {
     "bwd_target=4,bwd_wg=256,bwd_groups=4", "bwd_target=4,bwd_ncache=4,bwd_nacc=4,bwd_groups=8",
     "bwd_target=8,bwd_nacc=8,bwd_groups=8", "bwd_target=2,bwd_wg=512,bwd_groups=4",
     "bwd_target=2,bwd_wg=256,bwd_groups=8,shfl=0", "bwd_target16=2,bwd_groups=4", "bwd_target16=8,bwd_groups=4",
+    /* NVIDIA's L2 prefetch of the next row block (16-bit calls with dweight/dbias): off, and from any cols */
+    "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=0", "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=1",
 };
 
 typedef struct tune_arg {
