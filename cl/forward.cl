@@ -118,14 +118,6 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row = blk * RPW + lid / TPR;
         const bool valid = row < rows;
-#ifdef NV_PREFETCH /* not chosen by the host for the forward (no better than PIPE on the H200);
-                     CLNORM_BUILD_OPTIONS=-DNV_PREFETCH, NVIDIA only, for experiments */
-        {
-            const ulong nrow = row + blocks_step() * RPW;
-            if (blk + blocks_step() < blk_end && nrow < rows)
-                PREFETCH_ROW(x + x_off + nrow * x_ld, cols * sizeof(STORAGE(T_X)), lane)
-        }
-#endif
 #ifdef PIPE
         const float shift = shn;
 #pragma unroll

@@ -188,11 +188,10 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4));
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    const bool persistent = L.persistent;
     snprintf(options, sizeof options, "%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape,
              L.local_row ? " -DLOCAL_ROW" : "", L.pipe ? " -DPIPE" : "",
-             persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "",
-             persistent ? nt_option(ctx, rows, cols, &vy) : "", token(&vx), token(&vy), token(&vw), token(&vb),
+             L.persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "",
+             L.persistent ? nt_option(ctx, rows, cols, &vy) : "", token(&vx), token(&vy), token(&vw), token(&vb),
              ctx->user_options ? ctx->user_options : "");
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
                            (vr.present ? FWD_RSTD : 0);

@@ -386,34 +386,27 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                   lbytes <= (double)P->local_row_kib * 1024.0 && (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
+    /* Persistent grids (the backward's; the forward's where the table asks for one): groups_per_cu
+     * counts groups of the table's size (op->wg items): wider or narrower groups (long rows, or
+     * items per row that do not divide wg) get proportionally fewer or more, so the items in flight
+     * per compute unit stay what was tuned (an H200 cannot hold 4 groups of 512). Rounded down to
+     * whole groups per compute unit: a persistent grid larger than what the device holds at once
+     * runs its last groups in a second wave (cols 768 on the H200: 5.33 groups of 192 items per
+     * compute unit gave 0.58 of the copy, 4 gave 0.75). */
+    const size_t per_cu = (size_t)op->groups_per_cu * op->wg / ((size_t)tpr * rpw);
+    const size_t persistent_groups = (size_t)ctx->info.compute_units * (per_cu ? per_cu : 1);
     if (!backward) {
         /* one group per row block, or a persistent grid where the table asks for one (CPUs; with
          * op->pipe, for pipelined calls only) */
         L.persistent = op->groups_per_cu && (!op->pipe || L.pipe);
-        if (L.persistent) {
-            /* groups_per_cu counts groups of op->wg items, as in the backward below */
-            size_t per_cu = (size_t)op->groups_per_cu * op->wg / ((size_t)tpr * rpw);
-            L.groups = (size_t)ctx->info.compute_units * (per_cu ? per_cu : 1);
-        } else {
-            L.groups = blocks;
-        }
+        L.groups = L.persistent ? persistent_groups : blocks;
         if (L.groups > blocks)
             L.groups = blocks;
         return L;
     }
-    /* Persistent grid for the backward: enough groups to fill the device, fewer when the fp32
-     * partial sums (2 * groups * rpw * cols floats) would outgrow the workspace cap. */
-    /* groups_per_cu counts groups of the table's size (op->wg items): wider or narrower groups (long
-     * rows, or items per row that do not divide wg) get proportionally fewer or more, so the items
-     * in flight per compute unit stay what was tuned (an H200 cannot hold 4 groups of 512). Rounded
-     * down to whole groups per compute unit: a persistent grid larger than what the device holds at
-     * once runs its last groups in a second wave (cols 768 on the H200: 5.33 groups of 192 items per
-     * compute unit gave 0.58 of the copy, 4 gave 0.75). */
-    const size_t wg_items = (size_t)tpr * rpw;
-    size_t per_cu = (size_t)op->groups_per_cu * op->wg / wg_items;
-    if (per_cu < 1)
-        per_cu = 1;
-    size_t groups = (size_t)ctx->info.compute_units * per_cu;
+    /* the backward's, fewer groups when the fp32 partial sums (2 * groups * rpw * cols floats)
+     * would outgrow the workspace cap */
+    size_t groups = persistent_groups;
     /* per_group does not overflow in practice: a validated view of cols elements fits a device buffer */
     const size_t per_group = 2 * rpw * cols * sizeof(float);
     const size_t cap = ctx->info.max_alloc && ctx->info.max_alloc < P->workspace_cap ? (size_t)ctx->info.max_alloc
