@@ -74,7 +74,11 @@
  *     `bwd_ncache`), `bwd_pipe` (each item issues its next row block's loads before this block's sums and dx: 0
  *     never, 1 in all-16-bit calls with dweight/dbias, 2 always), `bwd_dr_early` (the residual
  *     gradient is loaded with x and dy where its share of the register cache is at most this many
- *     bytes per work-group; 0 = never) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     bytes per work-group; 0 = never), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
+ *     where one register set takes at most this many vectors per work-group; 0 = any),
+ *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read
+ *     of x and dy in batches of this many vectors, loads before stores, for calls whose widest
+ *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` searches them;
  *     clnorm_launch_plan() shows their effect (all but `bwd_prefetch16_cols`'s). A malformed value makes context creation fail with
@@ -376,7 +380,8 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache: a program that allocates this struct must be built against this header.) */
+ * raw_cache, 0.5 reread_batch: a program that allocates this struct must be built against this
+ * header.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
                                          every offset and every row stride, within the table's
@@ -408,6 +413,11 @@ typedef struct clnorm_launch_info {
     unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
                                          register cache: 1 when the residual gradient is loaded
                                          with x and dy rather than after the row sums */
+    unsigned reread_batch;          /**< backward whose row is not cached but whose dweight/dbias
+                                         sums are (register_cache 0, register_accumulators > 0):
+                                         dx's second read of x and dy goes this many vectors at a
+                                         time, all loads of a batch before its stores; 0: one
+                                         vector at a time in a loop (0.5 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

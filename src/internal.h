@@ -79,6 +79,13 @@ typedef struct clnorm_op_params {
     unsigned prefetch16_cols; /* backward with dweight/dbias, NVIDIA, every tensor 16-bit, from this
                                many cols on: each item asks L2 for its share of the next row
                                block's x and dy at the top of each block (NV_PREFETCH; 0: never) */
+    unsigned dxb;           /* backward, sums-in-registers regime (row not cached): dx's second read
+                               of x and dy in unrolled batches of this many vectors, loads before
+                               stores (DXB), in calls whose widest element is 4 bytes (0: a loop) */
+    unsigned dxb16;         /* the same for calls whose tensors are all 16-bit */
+    unsigned pipe_vecs;     /* backward: pipelined (pipe) only where one register set holds at most
+                               this many vectors per work-group, items x vectors x rows per item
+                               (0: any) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -118,6 +125,7 @@ typedef struct clnorm_launch {
     bool prefetch;   /* backward: L2 prefetch of the next row block (NV_PREFETCH) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
+    unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     size_t groups;
 } clnorm_launch;
 

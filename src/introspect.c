@@ -41,6 +41,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->raw_cache = L.raw;
     info->pipelined = L.pipe;
     info->residual_early = L.dr_early && dres;
+    info->reread_batch = L.dxb;
     return CLNORM_SUCCESS;
 }
 

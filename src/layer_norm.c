@@ -350,8 +350,11 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    snprintf(options, sizeof options, "%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             L.pipe ? " -DPIPE" : "", L.prefetch ? " -DNV_PREFETCH" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
+    char dxb[24] = "";
+    if (L.dxb)
+        snprintf(dxb, sizeof dxb, " -DDXB=%u", L.dxb);
+    snprintf(options, sizeof options, "%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             dxb, L.pipe ? " -DPIPE" : "", L.prefetch ? " -DNV_PREFETCH" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
              ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx),
              ctx->info.pocl_x86 && vdr.present ? " -DCPU_PREFETCH" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");

@@ -386,7 +386,8 @@ START_TEST(plan_rules_nvidia_layouts)
         return;
     }
     clnorm_context *ctx = gpu_context_with_tune(
-        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=2,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+           "bwd_dxb=2,bwd_dxb16=0,bwd_pipe_vecs=1024,"
            "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
            "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288,"
            "fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,fwd_pipe=1,"
@@ -398,9 +399,13 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert_uint_eq(L.items_per_row, 1024);
     ck_assert_uint_eq(L.register_cache, 2);
     ck_assert_uint_eq(L.pipelined, 0);
-    L = plan_of(ctx, BW, 16384, CLNORM_F32);
+    L = plan_of(ctx, BW, 16384, CLNORM_F32); /* dx's second read in batches of 2 vectors */
     ck_assert_uint_eq(L.items_per_row, 512);
     ck_assert_uint_eq(L.register_cache, 0);
+    ck_assert_uint_eq(L.reread_batch, 2);
+    L = plan_of(ctx, BW, 12288, CLNORM_F32); /* 3072 vectors: 1024 x 3 */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 3 && L.reread_batch == 0);
+    ck_assert_uint_eq(plan_of(ctx, DX, 16384, CLNORM_F32).reread_batch, 0); /* the row is cached */
     L = plan_of(ctx, DX, 16384, CLNORM_F32);
     ck_assert_uint_eq(L.items_per_row, 1024);
     ck_assert_uint_eq(L.register_cache, 4);
@@ -416,8 +421,15 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert(L.pipelined == 1 && L.rows_per_item == 2 && L.residual_early == 1);
     L = plan_of(ctx, BW | RES, 8192, CLNORM_BF16);
     ck_assert(L.pipelined == 1 && L.rows_per_item == 1 && L.residual_early == 1 && L.items_per_row == 512);
-    L = plan_of(ctx, BW, 16384, CLNORM_BF16); /* tpr_max16: 512 items, the row streams */
-    ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.pipelined == 0);
+    L = plan_of(ctx, BW, 16384, CLNORM_BF16); /* tpr_max16: 512 items, the row streams, in a loop */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.pipelined == 0 && L.reread_batch == 0);
+    /* pipelined only where one register set takes at most 1024 vectors per group (pipe_vecs) */
+    L = plan_of(ctx, BW, 12288, CLNORM_BF16); /* 512 x 3 = 1536 */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3 && L.raw_cache == 1 && L.pipelined == 0);
+    L = plan_of(ctx, BW, 5120, CLNORM_BF16); /* 256 x 3 = 768 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 3 && L.pipelined == 1);
+    L = plan_of(ctx, BW | RES, 2048, CLNORM_BF16); /* 128 x 2 vectors x 2 row slots x 2 rows = 1024 */
+    ck_assert(L.rows_per_item == 2 && L.pipelined == 1);
     /* dx-only calls: pipelined only for 16-bit rows from 12288 on without a residual gradient,
      * which take 512 items x 4 vectors (where that holds the row: 1024 x 4 at 32768, not
      * pipelined) */
@@ -448,8 +460,8 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert(L.items_per_row == 512 && L.register_cache == 3);
     L = plan_of(ctx, DX, 768, CLNORM_F32); /* 192 vectors: 128 x 2 */
     ck_assert(L.items_per_row == 128 && L.register_cache == 2);
-    L = plan_of(ctx, BW, 5120, CLNORM_F32); /* 512 x 3 would not fit the cache with dweight/dbias */
-    ck_assert(L.items_per_row == 1024 && L.register_cache == 2);
+    L = plan_of(ctx, BW, 5120, CLNORM_F32); /* with dweight/dbias too (a cache of 3 vectors) */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
     /* the forward: pipelined on a persistent grid of 4 x 128 items per compute unit for all-16-bit
      * rows from 5120 on whose two register sets fit 8 vectors; one group per row block otherwise */
     cl_uint cus = 0;
