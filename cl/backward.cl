@@ -89,11 +89,6 @@ typedef float8 sums_t;
 #define CD_CV(v) (v)
 #endif
 
-/* The inputs never overlap dx (the host checks; only dres may be dx itself), so they are restrict:
- * the compiler may then issue a row's loads ahead of the stores before them. */
-#ifndef RESTRICT
-#define RESTRICT restrict
-#endif
 /* DXB (sums-in-registers regime, host-chosen): dx's second read of x and dy goes DXB vectors at a
  * time, a batch's loads all before its stores, unrolled (fp32 at cols 16384 on the H200: 0.654 ->
  * 0.606 ms); without it, a loop over the row (16-bit rows: the unrolled batches cost registers
@@ -104,11 +99,11 @@ typedef float8 sums_t;
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
-                     const __global STORAGE(T_DY) *RESTRICT dy, const ulong dy_off, const ulong dy_ld,
-                     const __global STORAGE(T_X) *RESTRICT x, const ulong x_off, const ulong x_ld,
-                     const __global STORAGE(T_W) *RESTRICT w, const ulong w_off,
-                     const __global float *RESTRICT mean, const ulong mean_off,
-                     const __global float *RESTRICT rstd, const ulong rstd_off,
+                     const __global STORAGE(T_DY) *dy, const ulong dy_off, const ulong dy_ld,
+                     const __global STORAGE(T_X) *x, const ulong x_off, const ulong x_ld,
+                     const __global STORAGE(T_W) *w, const ulong w_off,
+                     const __global float *mean, const ulong mean_off,
+                     const __global float *rstd, const ulong rstd_off,
                      const __global STORAGE(T_DR) *dr, const ulong dr_off, const ulong dr_ld,
                      __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
                      __global float *part)

@@ -38,7 +38,7 @@ static const clnorm_device_params table[] = {
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 12288, 0, 12288, 2, 0, 1024}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
@@ -319,9 +319,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * vectors for 1280 vectors at fp32 cols 5120, a persistent grid of one group per compute
          * unit; 512 x 3 on the H200: dx 0.508 -> 0.401 ms, bf16 256 x 3 0.255 -> 0.213). Not in
          * all-16-bit calls with a residual gradient: bf16 dx_res at 5120 0.284 -> 0.315 ms; nor
-         * where the dx16 rule chose the items (its pipeline needs tpr_max16 of them). */
+         * where the dx16 rule chose the items (its pipeline needs tpr_max16 of them); in calls
+         * with dweight/dbias, no residual gradient and 4-byte elements only where the row took
+         * more than tpr_max items (fp32 at cols 5120: 1024 x 2 0.525 ms, 512 x 3 0.469; at 320 /
+         * 640 / 1280 / 2560 the halved rows were 9-12 % slower, 0.41 -> 0.45 ms). */
         if (backward && tpr > 32 && !(has_dres && max_elem == 2) &&
-            !dx16_long(op, backward, partials, has_dres, cols, max_elem)) {
+            !dx16_long(op, backward, partials, has_dres, cols, max_elem) &&
+            !(partials && !has_dres && max_elem == 4 && tpr <= op->tpr_max)) {
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
             const size_t n1 = (nv + tpr - 1) / tpr, n2 = (nv + tpr / 2 - 1) / (tpr / 2);
             if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)

@@ -462,6 +462,13 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert(L.items_per_row == 128 && L.register_cache == 2);
     L = plan_of(ctx, BW, 5120, CLNORM_F32); /* with dweight/dbias too (a cache of 3 vectors) */
     ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    /* ... but with 4-byte data and no residual gradient only from above tpr_max items */
+    L = plan_of(ctx, BW, 2560, CLNORM_F32); /* 640 vectors: 512 x 2 */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 2);
+    L = plan_of(ctx, BW | RES, 2560, CLNORM_F32);
+    ck_assert(L.items_per_row == 256 && L.register_cache == 3);
+    L = plan_of(ctx, BW, 2560, CLNORM_BF16); /* 320 vectors: 128 x 3 */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 3);
     /* the forward: pipelined on a persistent grid of 4 x 128 items per compute unit for all-16-bit
      * rows from 5120 on whose two register sets fit 8 vectors; one group per row block otherwise */
     cl_uint cus = 0;
