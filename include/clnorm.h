@@ -58,7 +58,7 @@
  *     backward only: `bwd_nacc` (register dweight/dbias sums, 0 or a power
  *     of two up to 16), `bwd_groups` (persistent work-groups of `bwd_wg` items per compute unit,
  *     1..64), `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
- *     cols on, where the row is read twice and its dweight/dbias sums take at most half of
+ *     cols on, where the dweight/dbias sums are in registers and take at most half of
  *     `bwd_nacc`: each item asks L2 for its share of the next row block's x and dy; 0 = never),
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many

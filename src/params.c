@@ -386,11 +386,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                       : L.ncache && 2 * L.ncache <= op->ncache && op->groups_per_cu && cols >= op->pipe_cols &&
                             (op->pipe == 2 || (op->pipe == 1 && max_elem == 2));
     /* with dweight/dbias only (dx-only calls gained nothing, bf16 dx_res at 12288 / 16384 lost 5 / 3
-     * %), and only where the row is read twice with the sums in at most half of nacc's registers
-     * (bf16 at cols 32768, nacc 8: 0.624 -> 0.735 ms with it; 65536, sums in the workspace: 1.02 ->
-     * 1.09); NV_PREFETCH is inline PTX: NVIDIA devices only (their compute capability is known) */
+     * %), and only where the sums are in registers, in at most half of nacc's (bf16 at cols 32768,
+     * nacc 8: 0.624 -> 0.735 ms with it; 65536, sums in the workspace: 1.02 -> 1.09; 12288, row
+     * cached, 3 vectors: 0.271 -> 0.255); NV_PREFETCH is inline PTX: NVIDIA devices only (their
+     * compute capability is known) */
     L.prefetch = backward && partials && op->prefetch16_cols && max_elem == 2 && cols >= op->prefetch16_cols &&
-                 ctx->info.nv_cc_major > 0 && L.nacc && !L.ncache && 2 * L.nacc <= op->nacc;
+                 ctx->info.nv_cc_major > 0 && L.nacc && 2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (two buffers of
