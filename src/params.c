@@ -28,7 +28,11 @@
  * 2-4 % slower, and fp32 calls were slower pipelined at every shape, 4-8 %). The all-16-bit
  * backward with dweight/dbias from 12288 on prefetches its next row block into L2 (bf16 at
  * 12288 / 16384: 0.374 / 0.369 -> 0.326 / 0.331 ms, with the residual 0.448 / 0.449 -> 0.400 /
- * 0.408; slower at 8192 and for fp32). */
+ * 0.408; slower at 8192 and for fp32). Session 7: a register cache of 3 vectors (rows of 5120 and
+ * 12288 with dweight/dbias cached: fp32 0.525 / 0.621 -> 0.469 / 0.563 ms, bf16 12288 0.326 ->
+ * 0.255), pipelined with dweight/dbias only up to 1024 vectors a register set per group; fp32 rows
+ * read twice re-read in batches of 2 vectors (cols 16384: 0.654 -> 0.606 ms); the dx16 rule from
+ * 8192 (bf16 dx 0.211 -> 0.208 ms). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
