@@ -81,7 +81,8 @@
  *     of x and dy in batches of this many vectors, loads before stores, for calls whose widest
  *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
- *     take at most this many KiB; 0 = never). `clnorm-bench --tune` searches them;
+ *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
+ *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but `bwd_prefetch16_cols`'s). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
@@ -414,8 +415,8 @@ typedef struct clnorm_launch_info {
     unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
                                          register cache: 1 when the residual gradient is loaded
                                          with x and dy rather than after the row sums */
-    unsigned reread_batch;          /**< backward whose row is not cached but whose dweight/dbias
-                                         sums are (register_cache 0, register_accumulators > 0):
+    unsigned reread_batch;          /**< backward with dweight/dbias whose row is not cached but
+                                         whose sums are (register_cache 0, register_accumulators > 0):
                                          dx's second read of x and dy goes this many vectors at a
                                          time, all loads of a batch before its stores; 0: one
                                          vector at a time in a loop (0.5 appended this field) */

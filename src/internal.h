@@ -79,9 +79,10 @@ typedef struct clnorm_op_params {
     unsigned prefetch16_cols; /* backward with dweight/dbias, NVIDIA, every tensor 16-bit, from this
                                many cols on: each item asks L2 for its share of the next row
                                block's x and dy at the top of each block (NV_PREFETCH; 0: never) */
-    unsigned dxb;           /* backward, sums-in-registers regime (row not cached): dx's second read
-                               of x and dy in unrolled batches of this many vectors, loads before
-                               stores (DXB), in calls whose widest element is 4 bytes (0: a loop) */
+    unsigned dxb;           /* backward with dweight/dbias, sums-in-registers regime (row not
+                               cached): dx's second read of x and dy in unrolled batches of this many
+                               vectors, loads before stores (DXB), in calls whose widest element is
+                               4 bytes (0: a loop) */
     unsigned dxb16;         /* the same for calls whose tensors are all 16-bit */
     unsigned pipe_vecs;     /* backward: pipelined (pipe) only where one register set holds at most
                                this many vectors per work-group, items x vectors x rows per item

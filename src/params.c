@@ -44,7 +44,7 @@ static const clnorm_device_params table[] = {
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
      {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -329,7 +329,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * 640 / 1280 / 2560 the halved rows were 9-12 % slower, 0.41 -> 0.45 ms). */
         if (backward && tpr > 32 && !(has_dres && max_elem == 2) &&
             !dx16_long(op, backward, partials, has_dres, cols, max_elem) &&
-            !(partials && !has_dres && max_elem == 4 && tpr <= op->tpr_max)) {
+            !(partials && !has_dres && max_elem == 4 && tpr <= (op->tpr_max ? op->tpr_max : max_wg))) {
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
             const size_t n1 = (nv + tpr - 1) / tpr, n2 = (nv + tpr / 2 - 1) / (tpr / 2);
             if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)
@@ -397,7 +397,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     L.prefetch = backward && partials && op->prefetch16_cols && max_elem == 2 && cols >= op->prefetch16_cols &&
                  ctx->info.nv_cc_major > 0 && L.nacc && 2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
-    L.dxb = backward && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
+    L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (two buffers of
      * RED_SIZE: 4 floats for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 4.0) * sizeof(float);

@@ -327,6 +327,10 @@ START_TEST(launch_plans)
                         ck_assert_uint_eq(L.register_accumulators, 0);
                         ck_assert_uint_eq(L.rows_per_item, 1);
                     }
+                    /* batches of the second read: only where the row is read twice with the sums in registers */
+                    ck_assert_uint_le(L.reread_batch, 16);
+                    if (L.register_cache || !L.register_accumulators)
+                        ck_assert_uint_eq(L.reread_batch, 0);
                     if (ops[o] == 0 || dtypes[d] == CLNORM_F32)
                         ck_assert_uint_eq(L.raw_cache, 0);
                     ck_assert_msg(rows ? L.work_groups >= 1 : L.work_groups == 0, "rows %zu, %zu groups", rows, L.work_groups);
@@ -511,6 +515,29 @@ START_TEST(plan_fill_rule_keeps_dx16_items)
 }
 END_TEST
 
+/* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
+ * cached), by element width; a dx-only call whose row is not cached keeps the loop */
+START_TEST(plan_reread_batch_rule)
+{
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,"
+                                                "bwd_tpr_max_cached=0,bwd_tpr_max16=0,bwd_ncache=2,bwd_ncache_dx=0,"
+                                                "bwd_nacc=8,bwd_dxb=2,bwd_dxb16=3");
+    clnorm_launch_info L = plan_of(ctx, 1, 8192, CLNORM_F32); /* 2048 vectors: 512 x 4, sums in registers */
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.reread_batch == 2);
+    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 8192, CLNORM_F32);
+    ck_assert(L.register_cache == 0 && L.reread_batch == 2);
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16); /* 2048 vectors of 8 bf16 */
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.reread_batch == 3);
+    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 8192, CLNORM_F32);
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, 1, 4096, CLNORM_F32); /* 1024 vectors: 512 x 2, cached */
+    ck_assert(L.register_cache == 2 && L.reread_batch == 0);
+    L = plan_of(ctx, 1, 65536, CLNORM_F32); /* 32 vectors per item: the sums stream through the workspace */
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 0 && L.reread_batch == 0);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -531,6 +558,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, launch_plans);
     tcase_add_test(tc, plan_rules_nvidia_layouts);
     tcase_add_test(tc, plan_fill_rule_keeps_dx16_items);
+    tcase_add_test(tc, plan_reread_batch_rule);
     suite_add_tcase(s, tc);
     return s;
 }
