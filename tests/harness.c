@@ -27,8 +27,66 @@ clnorm_context *test_context(void)
     return g_ctx;
 }
 
+/* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
+ * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
+ * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item), launch plans
+ * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
+ * whose parameters stop producing the layout it exists for then fails instead of silently
+ * repeating another suite. */
+START_TEST(plan_matches_variant)
+{
+    const char *env = getenv("CLNORM_TEST_EXPECT_PLAN");
+    ck_assert_msg(env && *env, "CLNORM_TEST_EXPECT_PLAN is empty");
+    char *spec = xmalloc(strlen(env) + 1), *save = NULL;
+    strcpy(spec, env);
+    int plans = 0;
+    for (char *p = strtok_r(spec, "|", &save); p; p = strtok_r(NULL, "|", &save), ++plans) {
+        char op[16], dt[8];
+        size_t cols = 0;
+        int n = 0;
+        ck_assert_msg(sscanf(p, "%15[a-z_],%7[a-z0-9],%zu%n", op, dt, &cols, &n) == 3, "malformed plan \"%s\"", p);
+        static const char *const ops[] = {"fwd", "bwd", "bwd_res", "dx", "dx_res"};
+        static const int codes[] = {0, 1, 1 | CLNORM_PLAN_BACKWARD_RES, CLNORM_PLAN_BACKWARD_DX,
+                                    CLNORM_PLAN_BACKWARD_DX | CLNORM_PLAN_BACKWARD_RES};
+        int code = -1;
+        for (int i = 0; i < 5; ++i)
+            if (!strcmp(op, ops[i]))
+                code = codes[i];
+        const clnorm_dtype dtype = !strcmp(dt, "f32") ? CLNORM_F32 : !strcmp(dt, "bf16") ? CLNORM_BF16
+                                   : !strcmp(dt, "f16")  ? CLNORM_F16 : (clnorm_dtype)-1;
+        ck_assert_msg(code >= 0 && (int)dtype >= 0, "unknown op or dtype in \"%s\"", p);
+        clnorm_launch_info L;
+        CLNORM_OK(test_context(), clnorm_launch_plan(test_context(), code, 4096, cols, dtype, &L));
+        const char *f = p + n;
+        int fields = 0;
+        while (*f == ',') {
+            char name[32];
+            unsigned want = 0;
+            int m = 0;
+            ck_assert_msg(sscanf(f, ",%31[a-z_]=%u%n", name, &want, &m) == 2, "malformed field in \"%s\"", p);
+            const unsigned got = !strcmp(name, "pipelined") ? L.pipelined : !strcmp(name, "raw_cache") ? L.raw_cache
+                                 : !strcmp(name, "register_cache") ? L.register_cache
+                                 : !strcmp(name, "reread_batch")   ? L.reread_batch
+                                 : !strcmp(name, "rows_per_item")  ? L.rows_per_item : ~0u;
+            ck_assert_msg(got != ~0u, "unknown field \"%s\" in \"%s\"", name, p);
+            ck_assert_msg(got == want, "plan %s: %s is %u, the variant expects %u", p, name, got, want);
+            f += m;
+            ++fields;
+        }
+        ck_assert_msg(*f == 0 && fields > 0, "plan \"%s\": expected ,field=value after the shape", p);
+    }
+    free(spec);
+    ck_assert_msg(plans > 0, "CLNORM_TEST_EXPECT_PLAN holds no plan");
+}
+END_TEST
+
 int test_run_suite(Suite *suite)
 {
+    if (getenv("CLNORM_TEST_EXPECT_PLAN")) {
+        TCase *tc = tcase_create("variant");
+        tcase_add_test(tc, plan_matches_variant);
+        suite_add_tcase(suite, tc);
+    }
     SRunner *sr = srunner_create(suite);
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_ENV);
