@@ -83,6 +83,7 @@ typedef struct options {
     int tune;           /* --tune: search launch parameters instead of the table */
     int overhead;       /* --overhead: host time per enqueue instead of the table */
     const char *vs;     /* --vs LIBRARY: also time that library's layer norm ("onednn"), NULL: none */
+    int dtype;          /* --dtype: only this one of DTYPES (-1: all) */
 } options;
 
 #define ONEDNN_MISSING \
@@ -93,7 +94,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: clnorm-bench [--quick | --full | --shape ROWSxCOLS] [--device SPEC] [--reps N] [--json FILE]\n"
-        "                    [--csv FILE] [--seed N] [--verbose] [--tune] [--overhead] [--vs onednn]\n"
+        "                    [--csv FILE] [--seed N] [--dtype f32|bf16] [--verbose] [--tune] [--overhead]\n"
+        "                    [--vs onednn]\n"
         "\n"
         "Times clnorm's LayerNorm forward, backward (dx, dweight, dbias), backward with the fused\n"
         "residual gradient, the unfused baseline (backward + separate add) and the backward without\n"
@@ -111,6 +113,7 @@ static void usage(FILE *f)
         "  --csv FILE     also write the results as CSV (header line, then op,dtype,rows,cols,ms,gbps,\n"
         "                 copy_gbps,fraction,headline,impl,speedup; bench/plot.py draws either file)\n"
         "  --seed N       seed of the random inputs (default %u)\n"
+        "  --dtype T      only this storage type (f32 or bf16; default both)\n"
         "  --verbose      print every repetition's time to stderr\n"
         "  --overhead     host time of one forward / backward enqueue (median over 10000 calls of a\n"
         "                 64x256 F32 shape, no wait per call) instead of the table\n"
@@ -169,6 +172,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->reps = 0;
     o->rows = o->cols = 0;
     o->seed = DEFAULT_SEED;
+    o->dtype = -1;
     o->verbose = 0;
     for (i = 1; i < argc; ++i) {
         const char *v;
@@ -220,6 +224,12 @@ static int parse_options(int argc, char **argv, options *o)
             o->set = "custom";
             o->rows = (size_t)r;
             o->cols = (size_t)c;
+        } else if ((v = option_value(argc, argv, &i, "--dtype", &missing)) != NULL) {
+            if (strcmp(v, "f32") != 0 && strcmp(v, "bf16") != 0) {
+                fprintf(stderr, "clnorm-bench: --dtype wants f32 or bf16, not '%s'\n", v);
+                return 2;
+            }
+            o->dtype = strcmp(v, "f32") == 0 ? 0 : 1; /* the index in DTYPES */
         } else if ((v = option_value(argc, argv, &i, "--seed", &missing)) != NULL) {
             if (parse_unsigned(v, &n) != 0) {
                 fprintf(stderr, "clnorm-bench: --seed wants a non-negative number, not '%s'\n", v);
@@ -471,6 +481,8 @@ int main(int argc, char **argv)
         }
         for (d = 0; d < NUM_DTYPES; ++d) {
             int n = 0, i;
+            if (o.dtype >= 0 && (size_t)o.dtype != d)
+                continue;
             if (o.tune) {
                 errors += bench_tune_shape(&env, rows, cols, DTYPES[d]);
                 continue;

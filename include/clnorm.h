@@ -382,7 +382,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch: a program that allocates this struct must be built against this
+ * raw_cache, 0.5 reread_batch, 0.6 skewed: a program that allocates this struct must be built against this
  * header.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -420,6 +420,10 @@ typedef struct clnorm_launch_info {
                                          dx's second read of x and dy goes this many vectors at a
                                          time, all loads of a batch before its stores; 0: one
                                          vector at a time in a loop (0.5 appended this field) */
+    unsigned skewed;                /**< 1 where that second read of each row goes in one pass with
+                                         the next row's first read (so both are in flight at once;
+                                         reread_batch vectors at a time), 0 otherwise (0.6 appended
+                                         this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -37,14 +37,14 @@ static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
-     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs}
+     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs skew skew16 fill16}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -59,10 +59,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -140,6 +140,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_prefetch16_cols", &p->bwd.prefetch16_cols, 0, 1u << 30, false},
         {"bwd_dxb", &p->bwd.dxb, 0, 16, false},      {"bwd_dxb16", &p->bwd.dxb16, 0, 16, false},
         {"bwd_pipe_vecs", &p->bwd.pipe_vecs, 0, 1u << 20, false},
+        {"bwd_skew", &p->bwd.skew, 0, 16, false},    {"bwd_skew16", &p->bwd.skew16, 0, 16, false},
+        {"bwd_fill16", &p->bwd.fill16, 0, 16, false},
     };
     const char *s = spec;
     while (*s) {
@@ -287,6 +289,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const clnorm_op_params *op = backward ? &P->bwd : &P->fwd;
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
+    unsigned fill_nc = 0; /* the register cache's depth the 16-bit fill rule chose (0: none) */
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
          * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
@@ -335,6 +338,19 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)
                 tpr /= 2;
         }
+        /* ... and in 16-bit calls with dweight/dbias where fill16 says so, where the row is cached,
+         * halved for as long as that leaves fewer of the items' vectors idle and the row fits
+         * fill16 vectors per item (bf16 at cols 5120 on the H200: 256 items x 3 vectors, 128 of
+         * 768 idle, 0.261 ms; 128 x 5, none idle, 0.230) */
+        if (backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache) {
+            while (tpr > 32) {
+                const size_t h = tpr / 2, n1 = (nv + tpr - 1) / tpr, n2 = (nv + h - 1) / h;
+                if (n2 > op->fill16 || n2 * h >= n1 * tpr)
+                    break;
+                tpr = h;
+                fill_nc = (unsigned)n2;
+            }
+        }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
         if (!backward && op->ncache)
@@ -347,7 +363,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
     const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
-    L.ncache = nc <= ncache ? (unsigned)nc : 0;
+    L.ncache = nc <= ncache || nc == fill_nc ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
@@ -398,6 +414,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                  ctx->info.nv_cc_major > 0 && L.nacc && 2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
+    /* ... or, skewed, in the same pass as the next row's first read, in batches of skew vectors */
+    const unsigned skew = max_elem == 2 ? op->skew16 : op->skew;
+    if (backward && partials && L.nacc && !L.ncache && L.rpi == 1 && skew) {
+        L.skew = true;
+        L.dxb = skew;
+    }
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (two buffers of
      * RED_SIZE: 4 floats for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 4.0) * sizeof(float);

@@ -332,6 +332,9 @@ START_TEST(launch_plans)
                     ck_assert_uint_le(L.reread_batch, 16);
                     if (L.register_cache || !L.register_accumulators)
                         ck_assert_uint_eq(L.reread_batch, 0);
+                    ck_assert_uint_le(L.skewed, 1);
+                    if (L.skewed) /* the skewed pass reads in batches, with one row per item */
+                        ck_assert(L.reread_batch >= 1 && L.rows_per_item == 1);
                     if (ops[o] == 0 || dtypes[d] == CLNORM_F32)
                         ck_assert_uint_eq(L.raw_cache, 0);
                     ck_assert_msg(rows ? L.work_groups >= 1 : L.work_groups == 0, "rows %zu, %zu groups", rows, L.work_groups);
@@ -520,6 +523,60 @@ END_TEST
 
 /* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
  * cached), by element width; a dx-only call whose row is not cached keeps the loop */
+/* The skewed pass: only where the row is read twice with the sums in registers (calls with
+ * dweight/dbias), by element width, its batch size reported as reread_batch */
+START_TEST(plan_skew_rule)
+{
+    if (!groups_of_at_least(512, "plan_skew_rule"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,"
+                                                "bwd_tpr_max_cached=0,bwd_tpr_max16=0,bwd_ncache=2,bwd_ncache_dx=0,"
+                                                "bwd_nacc=8,bwd_dxb=3,bwd_dxb16=3,bwd_skew=2,bwd_skew16=0");
+    clnorm_launch_info L = plan_of(ctx, 1, 8192, CLNORM_F32); /* 2048 vectors: 512 x 4, sums in registers */
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.skewed == 1 && L.reread_batch == 2);
+    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 8192, CLNORM_F32);
+    ck_assert(L.skewed == 1 && L.reread_batch == 2);
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16); /* bwd_skew16=0: not skewed, dxb16's batches */
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.skewed == 0 && L.reread_batch == 3);
+    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 8192, CLNORM_F32); /* no sums: no second pass to skew */
+    ck_assert(L.register_cache == 0 && L.skewed == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, 1, 4096, CLNORM_F32); /* cached: read once */
+    ck_assert(L.register_cache == 2 && L.skewed == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, 1, 65536, CLNORM_F32); /* sums in the workspace */
+    ck_assert(L.register_accumulators == 0 && L.skewed == 0 && L.reread_batch == 0);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* The 16-bit fill rule: in all-16-bit calls with dweight/dbias whose row is cached, half the items
+ * for as long as that leaves fewer vectors idle and the row fits fill16 vectors per item */
+START_TEST(plan_fill16_rule)
+{
+    if (!groups_of_at_least(512, "plan_fill16_rule"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,"
+                                                "bwd_tpr_max_cached=0,bwd_tpr_max16=512,bwd_ncache=3,bwd_ncache_dx=0,"
+                                                "bwd_nacc=8,bwd_fill16=5,bwd_wg=256");
+    /* 640 vectors: 256 x 3 (the general fill rule) leaves 128 idle, 128 x 5 none */
+    clnorm_launch_info L = plan_of(ctx, 1, 5120, CLNORM_BF16);
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5);
+    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 5120, CLNORM_BF16);
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5);
+    /* 1536 vectors: 512 x 3 fills every vector already */
+    L = plan_of(ctx, 1, 12288, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    /* 2048 vectors do not fit 512 x 3: the rule does not cache a row the table would not */
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 0);
+    /* fp32 and dx-only calls: the general rules (1280 vectors: 512 x 3) */
+    L = plan_of(ctx, 1, 5120, CLNORM_F32);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 5120, CLNORM_BF16);
+    ck_assert_uint_ne(L.register_cache, 5);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 START_TEST(plan_reread_batch_rule)
 {
     if (!groups_of_at_least(512, "plan_reread_batch_rule"))
@@ -564,6 +621,8 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_rules_nvidia_layouts);
     tcase_add_test(tc, plan_fill_rule_keeps_dx16_items);
     tcase_add_test(tc, plan_reread_batch_rule);
+    tcase_add_test(tc, plan_skew_rule);
+    tcase_add_test(tc, plan_fill16_rule);
     suite_add_tcase(s, tc);
     return s;
 }
