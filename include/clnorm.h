@@ -79,11 +79,18 @@
  *     where one register set takes at most this many vectors per work-group; 0 = any),
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read
  *     of x and dy in batches of this many vectors, loads before stores, for calls whose widest
- *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16), `bwd_skew` and
+ *     `bwd_skew16` (the same rows, skewed: each row's first read goes in one pass with the
+ *     previous row's second read and dx, in batches of this many vectors, instead of `bwd_dxb`'s;
+ *     0 = not skewed, else up to 16), `bwd_prefetch_cols` (as `bwd_prefetch16_cols` for calls
+ *     whose widest element is 4 bytes and that have no residual gradient), `bwd_fill16`
+ *     (all-16-bit calls with dweight/dbias whose row is cached: half the items per row for as long
+ *     as that leaves fewer of their vectors idle and the row fits this many vectors per item; 0 =
+ *     never, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
- *     clnorm_launch_plan() shows their effect (all but `bwd_prefetch16_cols`'s). A malformed value makes context creation fail with
+ *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)

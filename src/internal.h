@@ -92,6 +92,8 @@ typedef struct clnorm_op_params {
                                pass with the previous row's second read and dx, this many vectors
                                at a time (SKEW; 0: never, the rows one after the other) */
     unsigned skew16;        /* the same for calls whose tensors are all 16-bit */
+    unsigned prefetch_cols; /* the same as prefetch16_cols for calls whose widest element is 4 bytes,
+                               without a residual gradient (0: never) */
     unsigned fill16;        /* backward with dweight/dbias, every tensor 16-bit, row cached: the items
                                per row are halved for as long as that leaves fewer of their vectors
                                idle and the row fits this many vectors per item (0: never) */
