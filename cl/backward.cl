@@ -94,42 +94,6 @@ typedef float8 sums_t;
  * 0.606 ms); without it, a loop over the row (16-bit rows: the unrolled batches cost registers
  * and spilled, bf16 at cols 16384 0.33 -> 0.58 ms). */
 
-/* dx of row ROW from a second read of x and dy (the twice-read regime, NACC > 0), B vectors at a
- * time: a batch issues all its loads before its first store. dx may be dres (in place): each
- * element is read and written by the same item, and a batch reads all its elements before it
- * writes any. Uses the kernel's names (lane, nv, has_w, wr, flags and the tensors). */
-#define REREAD_DX(ROW, MU, RS, A, C, B)                                                          \
-    {                                                                                            \
-        const __global STORAGE(T_X) *xr_ = x + x_off + (ROW) * x_ld;                             \
-        const __global STORAGE(T_DY) *dyr_ = dy + dy_off + (ROW) * dy_ld;                        \
-        const __global STORAGE(T_DR) *drr_ = dr + dr_off + (ROW) * dr_ld;                        \
-        __global STORAGE(T_DX) *dxr_ = dx + dx_off + (ROW) * dx_ld;                              \
-        _Pragma("unroll") for (int j0 = 0; j0 < NACC; j0 += (B)) {                               \
-            floatv xb[B], db[B];                                                                 \
-            RAWV(T_DR) qb[B];                                                                    \
-            _Pragma("unroll") for (int b = 0; b < (B); ++b) {                                    \
-                const long k = lane + (long)(j0 + b) * TPR;                                      \
-                if (j0 + b < NACC && k < nv) {                                                   \
-                    xb[b] = LDV(T_X, xr_, k * VEC);                                              \
-                    db[b] = LDV(T_DY, dyr_, k * VEC);                                            \
-                    if (flags & BWD_DRES)                                                        \
-                        qb[b] = LDR(T_DR, drr_, k * VEC);                                        \
-                }                                                                                \
-            }                                                                                    \
-            _Pragma("unroll") for (int b = 0; b < (B); ++b) {                                    \
-                const long k = lane + (long)(j0 + b) * TPR;                                      \
-                if (j0 + b < NACC && k < nv) {                                                   \
-                    const floatv xhat = (xb[b] - (MU)) * (RS);                                   \
-                    const floatv g = has_w ? db[b] * LDV(T_W, wr, k * VEC) : db[b];              \
-                    floatv v = (RS) * (g - (A) - xhat * (C));                                    \
-                    if (flags & BWD_DRES)                                                        \
-                        v += CVR(T_DR, qb[b]);                                                   \
-                    STV(T_DX, dxr_, k * VEC, v);                                                 \
-                }                                                                                \
-            }                                                                                    \
-        }                                                                                        \
-    }
-
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
 
@@ -179,14 +143,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
 #endif
 
-#ifdef SKEW
-#if !PARTIALS || NCACHE > 0 || NACC == 0 || RPI > 1
-#error "SKEW: the twice-read regime with dweight/dbias only (PARTIALS, NCACHE 0, NACC > 0, RPI 1)"
-#endif
-    /* the row whose dx the next pass writes (rows: none yet), and its statistics and sums */
-    ulong prow = rows;
-    float pmu = 0.0f, prs = 0.0f, pa = 0.0f, pc = 0.0f;
-#endif
     const ulong nblocks = (rows + RPW * RPI - 1) / (RPW * RPI);
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
     const ulong blk_end = blocks_end(nblocks);
@@ -315,66 +271,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         mu[0] = valid ? mean[mean_off + r] : 0.0f;
         rs[0] = valid ? rstd[rstd_off + r] : 0.0f;
         floatv sg = 0.0f, sgx = 0.0f;
-#ifdef SKEW
-        /* This row's first read (its sums and its dweight/dbias terms) and the previous row's dx
-         * in one pass, SKEW vectors at a time: the first read comes from memory, the second (of
-         * the previous row) mostly from L2, and both are in flight at once, instead of one after
-         * the other with the row's reduction between them. The loads are unconditional (an
-         * invalid row reads row 0, which exists and which no call writes; its terms are dropped)
-         * except the residual gradient's, which dx may overwrite in place. */
-        {
-            const bool pvalid = prow < rows;
-            const ulong pr = pvalid ? prow : 0;
-            const __global STORAGE(T_X) *xq = x + x_off + pr * x_ld;
-            const __global STORAGE(T_DY) *dyq = dy + dy_off + pr * dy_ld;
-            const __global STORAGE(T_DR) *drq = dr + dr_off + pr * dr_ld;
-            __global STORAGE(T_DX) *dxq = dx + dx_off + pr * dx_ld;
-            const bool pres = pvalid && (flags & BWD_DRES);
-#pragma unroll
-            for (int j0 = 0; j0 < NACC; j0 += SKEW) {
-                /* as stored: 16-bit data in half the registers */
-                RAWV(T_X) xb[SKEW], xp[SKEW];
-                RAWV(T_DY) db[SKEW], dp[SKEW];
-                RAWV(T_DR) qb[SKEW];
-#pragma unroll
-                for (int b = 0; b < SKEW; ++b) {
-                    const long k = lane + (long)(j0 + b) * TPR;
-                    if (j0 + b < NACC && k < nv) {
-                        xb[b] = LDR(T_X, xr, k * VEC);
-                        db[b] = LDR(T_DY, dyr, k * VEC);
-                        xp[b] = LDR(T_X, xq, k * VEC);
-                        dp[b] = LDR(T_DY, dyq, k * VEC);
-                        if (pres)
-                            qb[b] = LDR(T_DR, drq, k * VEC);
-                    }
-                }
-#pragma unroll
-                for (int b = 0; b < SKEW; ++b) {
-                    const int j = j0 + b;
-                    const long k = lane + (long)j * TPR;
-                    if (j < NACC && k < nv) {
-                        const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
-                        const floatv d = CVR(T_DY, db[b]);
-                        const floatv xhat = (CVR(T_X, xb[b]) - mu[0]) * rs[0];
-                        const floatv g = d * wv;
-                        sg += g;
-                        sgx += g * xhat;
-                        if (valid) {
-                            dwa[j] += d * xhat;
-                            dba[j] += d;
-                        }
-                        if (pvalid) {
-                            const floatv ph = (CVR(T_X, xp[b]) - pmu) * prs;
-                            floatv v = prs * (CVR(T_DY, dp[b]) * wv - pa - ph * pc);
-                            if (pres)
-                                v += CVR(T_DR, qb[b]);
-                            STV(T_DX, dxq, k * VEC, v);
-                        }
-                    }
-                }
-            }
-        }
-#else
         if (valid) {
 #pragma unroll
             for (int j = 0; j < NACC; ++j) {
@@ -392,7 +288,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                 }
             }
         }
-#endif
         sv[0] = hsumv(sg);
         sv[1] = hsumv(sgx);
 #else /* streaming: RPI rows side by side, so one read-modify-write of the partial rows serves RPI rows */
@@ -460,13 +355,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #endif
         SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
 
-#ifdef SKEW
-        prow = row0; /* past the end: nothing to write */
-        pmu = mu[0];
-        prs = rs[0];
-        pa = sv[0] / (float)cols;
-        pc = sv[1] / (float)cols;
-#else
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
             const ulong row = row0 + i;
@@ -501,9 +389,37 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                 }
             }
 #elif NACC > 0 && defined(DXB)
-            (void)drr;
-            (void)dxr;
-            REREAD_DX(row, mu[i], rs[i], a, c, DXB)
+            /* dx may be dres (in place): each element is read and written by the same item, and a
+             * batch reads all its elements before it writes any */
+            const __global STORAGE(T_X) *xr = x + x_off + row * x_ld;
+            const __global STORAGE(T_DY) *dyr = dy + dy_off + row * dy_ld;
+#pragma unroll
+            for (int j0 = 0; j0 < NACC; j0 += DXB) {
+                floatv xb[DXB], db[DXB];
+                RAWV(T_DR) qb[DXB];
+#pragma unroll
+                for (int b = 0; b < DXB; ++b) {
+                    const long k = lane + (long)(j0 + b) * TPR;
+                    if (j0 + b < NACC && k < nv) {
+                        xb[b] = LDV(T_X, xr, k * VEC);
+                        db[b] = LDV(T_DY, dyr, k * VEC);
+                        if (flags & BWD_DRES)
+                            qb[b] = LDR(T_DR, drr, k * VEC);
+                    }
+                }
+#pragma unroll
+                for (int b = 0; b < DXB; ++b) {
+                    const long k = lane + (long)(j0 + b) * TPR;
+                    if (j0 + b < NACC && k < nv) {
+                        const floatv xhat = (xb[b] - mu[i]) * rs[i];
+                        const floatv g = has_w ? db[b] * LDV(T_W, wr, k * VEC) : db[b];
+                        floatv v = rs[i] * (g - a - xhat * c);
+                        if (flags & BWD_DRES)
+                            v += CVR(T_DR, qb[b]);
+                        STV(T_DX, dxr, k * VEC, v);
+                    }
+                }
+            }
 #else
             /* dx may be dres (in place): each element is read and written by the same item */
             const __global STORAGE(T_X) *xr = x + x_off + row * x_ld;
@@ -519,13 +435,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             }
 #endif
         }
-#endif
     }
-#ifdef SKEW
-    /* the last row's dx */
-    if (prow < rows)
-        REREAD_DX(prow, pmu, prs, pa, pc, SKEW)
-#endif
 
 #if PARTIALS
     /* Combine the slots' sums into slot 0's partial row, in slot order (a fixed order). The loop

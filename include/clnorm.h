@@ -79,14 +79,14 @@
  *     where one register set takes at most this many vectors per work-group; 0 = any),
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read
  *     of x and dy in batches of this many vectors, loads before stores, for calls whose widest
- *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16), `bwd_skew` and
- *     `bwd_skew16` (the same rows, skewed: each row's first read goes in one pass with the
- *     previous row's second read and dx, in batches of this many vectors, instead of `bwd_dxb`'s;
- *     0 = not skewed, else up to 16), `bwd_prefetch_cols` (as `bwd_prefetch16_cols` for calls
- *     whose widest element is 4 bytes and that have no residual gradient), `bwd_fill16`
- *     (all-16-bit calls with dweight/dbias whose row is cached: half the items per row for as long
- *     as that leaves fewer of their vectors idle and the row fits this many vectors per item; 0 =
- *     never, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16), `bwd_prefetch_cols` (as `bwd_prefetch16_cols` for calls
+ *     whose widest element is 4 bytes and that have no residual gradient), `bwd_acc_groups` (calls
+ *     whose dweight/dbias sums are in registers but whose row is not cached: at most this many
+ *     persistent work-groups per compute unit; 0 = no cap, else up to 64), `bwd_fill16`
+ *     (all-16-bit calls with dweight/dbias whose row is cached and one row per item: half the items
+ *     per row for as long as that leaves fewer of their vectors idle and the row fits this many
+ *     vectors per item, where that ends deeper than `bwd_ncache`, pipelined; 0 = never, else up
+ *     to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
@@ -389,7 +389,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.6 skewed: a program that allocates this struct must be built against this
+ * raw_cache, 0.5 reread_batch: a program that allocates this struct must be built against this
  * header.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -427,10 +427,6 @@ typedef struct clnorm_launch_info {
                                          dx's second read of x and dy goes this many vectors at a
                                          time, all loads of a batch before its stores; 0: one
                                          vector at a time in a loop (0.5 appended this field) */
-    unsigned skewed;                /**< 1 where that second read of each row goes in one pass with
-                                         the next row's first read (so both are in flight at once;
-                                         reread_batch vectors at a time), 0 otherwise (0.6 appended
-                                         this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

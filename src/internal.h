@@ -87,13 +87,11 @@ typedef struct clnorm_op_params {
     unsigned pipe_vecs;     /* backward: pipelined (pipe) only where one register set holds at most
                                this many vectors per work-group, items x vectors x rows per item
                                (0: any) */
-    unsigned skew;          /* backward with dweight/dbias, sums-in-registers regime (row not
-                               cached), widest element 4 bytes: each row's first read goes in one
-                               pass with the previous row's second read and dx, this many vectors
-                               at a time (SKEW; 0: never, the rows one after the other) */
-    unsigned skew16;        /* the same for calls whose tensors are all 16-bit */
     unsigned prefetch_cols; /* the same as prefetch16_cols for calls whose widest element is 4 bytes,
                                without a residual gradient (0: never) */
+    unsigned acc_groups;    /* backward with dweight/dbias whose sums are in registers and whose row is
+                               not cached: at most this many persistent work-groups per compute
+                               unit (0: groups_per_cu's count) */
     unsigned fill16;        /* backward with dweight/dbias, every tensor 16-bit, row cached: the items
                                per row are halved for as long as that leaves fewer of their vectors
                                idle and the row fits this many vectors per item (0: never) */
@@ -137,7 +135,6 @@ typedef struct clnorm_launch {
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
-    bool skew;      /* ... in the next row's first pass (SKEW, batches of dxb) */
     size_t groups;
 } clnorm_launch;
 

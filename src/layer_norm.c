@@ -352,7 +352,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
     char dxb[24] = "";
     if (L.dxb)
-        snprintf(dxb, sizeof dxb, L.skew ? " -DSKEW=%u" : " -DDXB=%u", L.dxb);
+        snprintf(dxb, sizeof dxb, " -DDXB=%u", L.dxb);
     snprintf(options, sizeof options, "%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
              dxb, L.pipe ? " -DPIPE" : "", L.prefetch ? " -DNV_PREFETCH" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
              ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx),

@@ -37,14 +37,14 @@ static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
-     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs skew skew16 prefetch_cols fill16}
+     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -59,10 +59,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -140,9 +140,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_prefetch16_cols", &p->bwd.prefetch16_cols, 0, 1u << 30, false},
         {"bwd_dxb", &p->bwd.dxb, 0, 16, false},      {"bwd_dxb16", &p->bwd.dxb16, 0, 16, false},
         {"bwd_pipe_vecs", &p->bwd.pipe_vecs, 0, 1u << 20, false},
-        {"bwd_skew", &p->bwd.skew, 0, 16, false},    {"bwd_skew16", &p->bwd.skew16, 0, 16, false},
         {"bwd_fill16", &p->bwd.fill16, 0, 16, false},
         {"bwd_prefetch_cols", &p->bwd.prefetch_cols, 0, 1u << 30, false},
+        {"bwd_acc_groups", &p->bwd.acc_groups, 0, 64, false},
     };
     const char *s = spec;
     while (*s) {
@@ -291,6 +291,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
     unsigned fill_nc = 0; /* the register cache's depth the 16-bit fill rule chose (0: none) */
+    /* rows per item asked for by the table, and whether cols is in their range (applied below
+     * where the row is cached or streams) */
+    const unsigned rpi_req = max_elem != 2 ? op->rpi : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
+    const bool rpi_cols_ok = cols >= op->rpi_cols && (!op->rpi_cols_max || cols <= op->rpi_cols_max);
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
          * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
@@ -339,17 +343,25 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)
                 tpr /= 2;
         }
-        /* ... and in 16-bit calls with dweight/dbias where fill16 says so, where the row is cached,
-         * halved for as long as that leaves fewer of the items' vectors idle and the row fits
-         * fill16 vectors per item (bf16 at cols 5120 on the H200: 256 items x 3 vectors, 128 of
-         * 768 idle, 0.261 ms; 128 x 5, none idle, 0.230) */
-        if (backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache) {
-            while (tpr > 32) {
-                const size_t h = tpr / 2, n1 = (nv + tpr - 1) / tpr, n2 = (nv + h - 1) / h;
-                if (n2 > op->fill16 || n2 * h >= n1 * tpr)
+        /* ... and in 16-bit calls with dweight/dbias where fill16 says so, where the row is cached
+         * and one row per item: halved for as long as that leaves fewer of the items' vectors idle
+         * and the row fits fill16 vectors per item, if that ends deeper than ncache (pipelined
+         * below, bf16 on the H200: cols 2560 / 5120 / 10240 0.256 / 0.259 / 0.286 -> 0.221 / 0.231 /
+         * 0.242 ms, with the residual gradient 5120 / 10240 0.303 / 0.318 -> 0.294 / 0.300; where
+         * it ends at ncache deep, 768 / 3072 lost 4-5 %, and with 2 rows per item 2560 with the
+         * residual 0.317 -> 0.445) */
+        if (backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache &&
+            !(rpi_req > 1 && rpi_cols_ok)) {
+            size_t t = tpr;
+            while (t > 32) {
+                const size_t h = t / 2, n1 = (nv + t - 1) / t, n2 = (nv + h - 1) / h;
+                if (n2 > op->fill16 || n2 * h >= n1 * t)
                     break;
-                tpr = h;
-                fill_nc = (unsigned)n2;
+                t = h;
+            }
+            if ((nv + t - 1) / t > op->ncache) {
+                tpr = t;
+                fill_nc = (unsigned)((nv + t - 1) / t);
             }
         }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
@@ -372,11 +384,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * the workspace row, serve RPI rows), so only in calls with them; with the rows in registers,
      * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
      * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
-    const unsigned rpi = max_elem != 2 ? op->rpi : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
-    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi > 1 && cols >= op->rpi_cols &&
-                    (!op->rpi_cols_max || cols <= op->rpi_cols_max)
-                ? rpi
-                : 1;
+    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi_req > 1 && rpi_cols_ok ? rpi_req : 1;
     L.raw = L.ncache && max_elem == 2 && op->raw16;
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
@@ -399,11 +407,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * sets fit ncache vectors; pipe 1: when every tensor is 16-bit */
     /* (the backward with dweight/dbias only where one register set takes at most pipe_vecs vectors
      * per work-group: their sums take registers too; bf16 at cols 12288, 512 items x 3 vectors,
-     * spilled pipelined, 0.311 ms, against 0.256 without) */
+     * spilled pipelined, 0.311 ms, against 0.256 without; but always in the 16-bit fill rule's
+     * layouts, which lose without it: bf16 at 5120, 2 slots of 128 items x 5, 0.301 ms, 0.231 with) */
     L.pipe = backward ? L.ncache &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&
-                            (!partials || !op->pipe_vecs || (size_t)L.ncache * L.tpr * L.rpw * L.rpi <= op->pipe_vecs)
+                            (!partials || !op->pipe_vecs || fill_nc ||
+                             (size_t)L.ncache * L.tpr * L.rpw * L.rpi <= op->pipe_vecs)
                       : L.ncache && 2 * L.ncache <= op->ncache && op->groups_per_cu && cols >= op->pipe_cols &&
                             (op->pipe == 2 || (op->pipe == 1 && max_elem == 2));
     /* with dweight/dbias only (dx-only calls gained nothing, bf16 dx_res at 12288 / 16384 lost 5 / 3
@@ -416,12 +426,6 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                  2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
-    /* ... or, skewed, in the same pass as the next row's first read, in batches of skew vectors */
-    const unsigned skew = max_elem == 2 ? op->skew16 : op->skew;
-    if (backward && partials && L.nacc && !L.ncache && L.rpi == 1 && skew) {
-        L.skew = true;
-        L.dxb = skew;
-    }
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (two buffers of
      * RED_SIZE: 4 floats for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 4.0) * sizeof(float);
@@ -436,7 +440,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * whole groups per compute unit: a persistent grid larger than what the device holds at once
      * runs its last groups in a second wave (cols 768 on the H200: 5.33 groups of 192 items per
      * compute unit gave 0.58 of the copy, 4 gave 0.75). */
-    const size_t per_cu = (size_t)op->groups_per_cu * op->wg / ((size_t)tpr * rpw);
+    size_t per_cu = (size_t)op->groups_per_cu * op->wg / ((size_t)tpr * rpw);
+    /* the twice-read backward holds one group per compute unit where its sums fill half the
+     * register file: more groups only run in waves, each writing a partial row (the H200 at cols
+     * 16384, 2 groups of 512 items per compute unit -> 1: fp32 0.608 -> 0.597 ms, bf16 0.329 ->
+     * 0.318, with the residual 0.763 -> 0.751 / 0.409 -> 0.393) */
+    if (backward && partials && L.nacc && !L.ncache && op->acc_groups && per_cu > op->acc_groups)
+        per_cu = op->acc_groups;
     const size_t persistent_groups = (size_t)ctx->info.compute_units * (per_cu ? per_cu : 1);
     if (!backward) {
         /* one group per row block, or a persistent grid where the table asks for one (CPUs; with

@@ -332,9 +332,6 @@ START_TEST(launch_plans)
                     ck_assert_uint_le(L.reread_batch, 16);
                     if (L.register_cache || !L.register_accumulators)
                         ck_assert_uint_eq(L.reread_batch, 0);
-                    ck_assert_uint_le(L.skewed, 1);
-                    if (L.skewed) /* the skewed pass reads in batches, with one row per item */
-                        ck_assert(L.reread_batch >= 1 && L.rows_per_item == 1);
                     if (ops[o] == 0 || dtypes[d] == CLNORM_F32)
                         ck_assert_uint_eq(L.raw_cache, 0);
                     ck_assert_msg(rows ? L.work_groups >= 1 : L.work_groups == 0, "rows %zu, %zu groups", rows, L.work_groups);
@@ -523,48 +520,35 @@ END_TEST
 
 /* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
  * cached), by element width; a dx-only call whose row is not cached keeps the loop */
-/* The skewed pass: only where the row is read twice with the sums in registers (calls with
- * dweight/dbias), by element width, its batch size reported as reread_batch */
-START_TEST(plan_skew_rule)
-{
-    if (!groups_of_at_least(512, "plan_skew_rule"))
-        return;
-    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,"
-                                                "bwd_tpr_max_cached=0,bwd_tpr_max16=0,bwd_ncache=2,bwd_ncache_dx=0,"
-                                                "bwd_nacc=8,bwd_dxb=3,bwd_dxb16=3,bwd_skew=2,bwd_skew16=0");
-    clnorm_launch_info L = plan_of(ctx, 1, 8192, CLNORM_F32); /* 2048 vectors: 512 x 4, sums in registers */
-    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.skewed == 1 && L.reread_batch == 2);
-    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 8192, CLNORM_F32);
-    ck_assert(L.skewed == 1 && L.reread_batch == 2);
-    L = plan_of(ctx, 1, 16384, CLNORM_BF16); /* bwd_skew16=0: not skewed, dxb16's batches */
-    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.skewed == 0 && L.reread_batch == 3);
-    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 8192, CLNORM_F32); /* no sums: no second pass to skew */
-    ck_assert(L.register_cache == 0 && L.skewed == 0 && L.reread_batch == 0);
-    L = plan_of(ctx, 1, 4096, CLNORM_F32); /* cached: read once */
-    ck_assert(L.register_cache == 2 && L.skewed == 0 && L.reread_batch == 0);
-    L = plan_of(ctx, 1, 65536, CLNORM_F32); /* sums in the workspace */
-    ck_assert(L.register_accumulators == 0 && L.skewed == 0 && L.reread_batch == 0);
-    clnorm_context_release(ctx);
-}
-END_TEST
-
-/* The 16-bit fill rule: in all-16-bit calls with dweight/dbias whose row is cached, half the items
- * for as long as that leaves fewer vectors idle and the row fits fill16 vectors per item */
+/* The 16-bit fill rule: in all-16-bit calls with dweight/dbias whose row is cached, one row per
+ * item, half the items for as long as that leaves fewer vectors idle and the row fits fill16
+ * vectors per item, if that ends deeper than ncache; such layouts are pipelined whatever
+ * pipe_vecs says */
 START_TEST(plan_fill16_rule)
 {
     if (!groups_of_at_least(512, "plan_fill16_rule"))
         return;
     clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,"
                                                 "bwd_tpr_max_cached=0,bwd_tpr_max16=512,bwd_ncache=3,bwd_ncache_dx=0,"
-                                                "bwd_nacc=8,bwd_fill16=5,bwd_wg=256");
-    /* 640 vectors: 256 x 3 (the general fill rule) leaves 128 idle, 128 x 5 none */
+                                                "bwd_nacc=8,bwd_fill16=5,bwd_wg=256,bwd_raw16=1,bwd_pipe=1,"
+                                                "bwd_pipe_vecs=1024,bwd_rpi16=1,bwd_rpi16_res=2,bwd_rpi_cols_max=4096");
+    /* 640 vectors: 256 x 3 (the general fill rule) leaves 128 idle, 128 x 5 none; pipelined
+     * although one register set of the 2 row slots takes 1280 vectors */
     clnorm_launch_info L = plan_of(ctx, 1, 5120, CLNORM_BF16);
-    ck_assert(L.items_per_row == 128 && L.register_cache == 5);
-    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 5120, CLNORM_BF16);
-    ck_assert(L.items_per_row == 128 && L.register_cache == 5);
-    /* 1536 vectors: 512 x 3 fills every vector already */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.rows_per_group == 2 && L.pipelined == 1);
+    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 5120, CLNORM_BF16); /* above rpi_cols_max: 1 row per item */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.rows_per_item == 1);
+    L = plan_of(ctx, 1, 2560, CLNORM_BF16); /* 320 vectors: 64 x 5 */
+    ck_assert(L.items_per_row == 64 && L.register_cache == 5 && L.pipelined == 1);
+    /* ... not where 2 rows per item apply (bf16 with the residual gradient up to 4096 cols) */
+    L = plan_of(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, 2560, CLNORM_BF16);
+    ck_assert(L.register_cache <= 3 && L.rows_per_item == 2);
+    /* ... nor where it would end at ncache deep (3072: 384 vectors, 256 x 2 stays, not 128 x 3) */
+    L = plan_of(ctx, 1, 3072, CLNORM_BF16);
+    ck_assert(L.items_per_row == 256 && L.register_cache == 2);
+    /* 1536 vectors: 512 x 3 fills every vector already, and is not pipelined (pipe_vecs) */
     L = plan_of(ctx, 1, 12288, CLNORM_BF16);
-    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3 && L.pipelined == 0);
     /* 2048 vectors do not fit 512 x 3: the rule does not cache a row the table would not */
     L = plan_of(ctx, 1, 16384, CLNORM_BF16);
     ck_assert(L.items_per_row == 512 && L.register_cache == 0);
@@ -574,6 +558,32 @@ START_TEST(plan_fill16_rule)
     L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 5120, CLNORM_BF16);
     ck_assert_uint_ne(L.register_cache, 5);
     clnorm_context_release(ctx);
+}
+END_TEST
+
+/* acc_groups caps the persistent grid of the twice-read regime (sums in registers, row not cached)
+ * per compute unit, and only there */
+START_TEST(plan_acc_groups_cap)
+{
+    if (!groups_of_at_least(512, "plan_acc_groups_cap"))
+        return;
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_ncache=2,bwd_nacc=8,"
+                       "bwd_wg=256,bwd_groups=4";
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s,bwd_acc_groups=1", base);
+    clnorm_context *a = gpu_context_with_tune(base), *b = gpu_context_with_tune(spec);
+    /* 8192 fp32: 512 items x 4 vectors of sums, not cached: 4 x 256 items = 2 groups of 512 per
+     * compute unit, capped at 1 */
+    clnorm_launch_info La = plan_of(a, 1, 8192, CLNORM_F32), Lb = plan_of(b, 1, 8192, CLNORM_F32);
+    ck_assert(La.register_cache == 0 && La.register_accumulators == 4 && Lb.register_accumulators == 4);
+    ck_assert_uint_eq(La.work_groups, 2 * Lb.work_groups);
+    /* cached rows, dx-only calls and sums in the workspace keep their grid */
+    ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_F32).work_groups, plan_of(b, 1, 4096, CLNORM_F32).work_groups);
+    ck_assert_uint_eq(plan_of(a, CLNORM_PLAN_BACKWARD_DX, 8192, CLNORM_F32).work_groups,
+                      plan_of(b, CLNORM_PLAN_BACKWARD_DX, 8192, CLNORM_F32).work_groups);
+    ck_assert_uint_eq(plan_of(a, 1, 65536, CLNORM_F32).work_groups, plan_of(b, 1, 65536, CLNORM_F32).work_groups);
+    clnorm_context_release(a);
+    clnorm_context_release(b);
 }
 END_TEST
 
@@ -621,8 +631,8 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_rules_nvidia_layouts);
     tcase_add_test(tc, plan_fill_rule_keeps_dx16_items);
     tcase_add_test(tc, plan_reread_batch_rule);
-    tcase_add_test(tc, plan_skew_rule);
     tcase_add_test(tc, plan_fill16_rule);
+    tcase_add_test(tc, plan_acc_groups_cap);
     suite_add_tcase(s, tc);
     return s;
 }
