@@ -113,7 +113,7 @@ static void usage(FILE *f)
         "  --csv FILE     also write the results as CSV (header line, then op,dtype,rows,cols,ms,gbps,\n"
         "                 copy_gbps,fraction,headline,impl,speedup; bench/plot.py draws either file)\n"
         "  --seed N       seed of the random inputs (default %u)\n"
-        "  --dtype T      only this storage type (f32 or bf16; default both)\n"
+        "  --dtype T      only this storage type (f32 or bf16; default both; not with --overhead)\n"
         "  --verbose      print every repetition's time to stderr\n"
         "  --overhead     host time of one forward / backward enqueue (median over 10000 calls of a\n"
         "                 64x256 F32 shape, no wait per call) instead of the table\n"
@@ -247,6 +247,10 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->vs && (o->tune || o->overhead)) {
         fprintf(stderr, "clnorm-bench: --vs does not combine with --%s\n", o->tune ? "tune" : "overhead");
+        return 2;
+    }
+    if (o->dtype >= 0 && o->overhead) {
+        fprintf(stderr, "clnorm-bench: --dtype does not combine with --overhead (which times F32)\n");
         return 2;
     }
     if (o->reps == 0)

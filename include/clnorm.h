@@ -76,7 +76,8 @@
  *     never, 1 in all-16-bit calls with dweight/dbias, 2 always), `bwd_dr_early` (the residual
  *     gradient is loaded with x and dy where its share of the register cache is at most this many
  *     bytes per work-group; 0 = never), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
- *     where one register set takes at most this many vectors per work-group; 0 = any),
+ *     where one register set takes at most this many vectors per work-group, except in
+ *     `bwd_fill16`'s layouts; 0 = any),
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read
  *     of x and dy in batches of this many vectors, loads before stores, for calls whose widest
  *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16), `bwd_prefetch_cols` (as `bwd_prefetch16_cols` for calls
@@ -85,8 +86,8 @@
  *     persistent work-groups per compute unit; 0 = no cap, else up to 64), `bwd_fill16`
  *     (all-16-bit calls with dweight/dbias whose row is cached and one row per item: half the items
  *     per row for as long as that leaves fewer of their vectors idle and the row fits this many
- *     vectors per item, where that ends deeper than `bwd_ncache`, pipelined; 0 = never, else up
- *     to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     vectors per item, where that ends deeper than `bwd_ncache`; pipelined where `bwd_pipe`
+ *     allows, whatever `bwd_pipe_vecs` says; 0 = never, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);

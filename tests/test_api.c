@@ -518,12 +518,10 @@ START_TEST(plan_fill_rule_keeps_dx16_items)
 }
 END_TEST
 
-/* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
- * cached), by element width; a dx-only call whose row is not cached keeps the loop */
 /* The 16-bit fill rule: in all-16-bit calls with dweight/dbias whose row is cached, one row per
  * item, half the items for as long as that leaves fewer vectors idle and the row fits fill16
- * vectors per item, if that ends deeper than ncache; such layouts are pipelined whatever
- * pipe_vecs says */
+ * vectors per item, if that ends deeper than ncache; such layouts are pipelined (where bwd_pipe
+ * allows) whatever pipe_vecs says */
 START_TEST(plan_fill16_rule)
 {
     if (!groups_of_at_least(512, "plan_fill16_rule"))
@@ -557,6 +555,18 @@ START_TEST(plan_fill16_rule)
     ck_assert(L.items_per_row == 512 && L.register_cache == 3);
     L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 5120, CLNORM_BF16);
     ck_assert_uint_ne(L.register_cache, 5);
+    /* a row that fills its vectors exactly stays (4096: 512 vectors, 256 x 2, not 128 x 4) */
+    L = plan_of(ctx, 1, 4096, CLNORM_BF16);
+    ck_assert(L.items_per_row == 256 && L.register_cache == 2);
+    /* 1280 bf16 (160 vectors): 64 x 3 -> 32 x 5, and no further below 32 items */
+    L = plan_of(ctx, 1, 1280, CLNORM_BF16);
+    ck_assert(L.items_per_row == 32 && L.register_cache == 5);
+    clnorm_context_release(ctx);
+    /* fill16 4: 5120's 5 vectors do not fit, 256 x 3 stays */
+    ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,"
+                                "bwd_tpr_max16=512,bwd_ncache=3,bwd_nacc=8,bwd_fill16=4,bwd_wg=256,bwd_raw16=1");
+    L = plan_of(ctx, 1, 5120, CLNORM_BF16);
+    ck_assert(L.items_per_row == 256 && L.register_cache == 3);
     clnorm_context_release(ctx);
 }
 END_TEST
@@ -587,6 +597,8 @@ START_TEST(plan_acc_groups_cap)
 }
 END_TEST
 
+/* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
+ * cached), by element width; a dx-only call whose row is not cached keeps the loop */
 START_TEST(plan_reread_batch_rule)
 {
     if (!groups_of_at_least(512, "plan_reread_batch_rule"))
