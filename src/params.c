@@ -32,7 +32,10 @@
  * 12288 with dweight/dbias cached: fp32 0.525 / 0.621 -> 0.469 / 0.563 ms, bf16 12288 0.326 ->
  * 0.255), pipelined with dweight/dbias only up to 1024 vectors a register set per group; fp32 rows
  * read twice re-read in batches of 2 vectors (cols 16384: 0.654 -> 0.606 ms); the dx16 rule from
- * 8192 (bf16 dx 0.211 -> 0.208 ms). */
+ * 8192 (bf16 dx 0.211 -> 0.208 ms). Session 8: the 16-bit fill rule to 5 vectors (bf16 with
+ * dweight/dbias at 2560 / 5120 / 10240: 0.256 / 0.259 / 0.286 -> 0.221 / 0.231 / 0.242 ms), the L2
+ * prefetch for fp32 calls without a residual gradient from 8192 (0.424 -> 0.404 ms; 12288 0.557 ->
+ * 0.513), one twice-read group per compute unit (cols 16384: 2-4 %). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
