@@ -92,9 +92,11 @@ typedef struct clnorm_op_params {
     unsigned acc_groups;    /* backward with dweight/dbias whose sums are in registers and whose row is
                                not cached: at most this many persistent work-groups per compute
                                unit (0: groups_per_cu's count) */
-    unsigned fill16;        /* backward with dweight/dbias, every tensor 16-bit, row cached: the items
-                               per row are halved for as long as that leaves fewer of their vectors
-                               idle and the row fits this many vectors per item (0: never) */
+    unsigned fill16;        /* backward with dweight/dbias, every tensor 16-bit, row cached, one row
+                               per item: the items per row are halved for as long as that leaves
+                               fewer of their vectors idle and the row fits this many vectors per
+                               item, where that ends deeper than ncache; pipelined whatever
+                               pipe_vecs says (0: never) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
