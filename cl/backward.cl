@@ -94,6 +94,36 @@ typedef float8 sums_t;
  * 0.606 ms); without it, a loop over the row (16-bit rows: the unrolled batches cost registers
  * and spilled, bf16 at cols 16384 0.33 -> 0.58 ms). */
 
+/* NACC_LOCAL (sums-in-registers regime only; elsewhere ignored): the last NACC_LOCAL of each
+ * item's dweight and dbias sum vectors live in local memory, the item's own slots (no barrier),
+ * leaving their registers to the loads of the two reads. */
+#if defined(NACC_LOCAL) && NCACHE == 0 && PARTIALS && NACC > NACC_LOCAL && NACC_LOCAL > 0
+#define NL NACC_LOCAL
+#else
+#define NL 0
+#endif
+#if NL > 0
+#define LACC(t, j) lacc[((t) * NL + (j) - (NACC - NL)) * WG + lid]
+#define ACC_ADD(j, vw, vb)                                                                         \
+    if ((j) < NACC - NL) {                                                                         \
+        dwa[j] += (vw);                                                                            \
+        dba[j] += (vb);                                                                            \
+    } else {                                                                                       \
+        LACC(0, j) += (vw);                                                                        \
+        LACC(1, j) += (vb);                                                                        \
+    }
+#define ACC_W(j) ((j) < NACC - NL ? dwa[j] : LACC(0, j))
+#define ACC_B(j) ((j) < NACC - NL ? dba[j] : LACC(1, j))
+#else
+#define ACC_ADD(j, vw, vb)                                                                         \
+    {                                                                                              \
+        dwa[j] += (vw);                                                                            \
+        dba[j] += (vb);                                                                            \
+    }
+#define ACC_W(j) dwa[j]
+#define ACC_B(j) dba[j]
+#endif
+
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
 
@@ -111,6 +141,9 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
     /* one buffer: taking two in turn (as the forward does, without the closing barrier) gained
      * nothing on the H200 and coincided with fp32 backward_res at cols 4096 taking 10 % longer */
     __local sums_t red[RED_SIZE];
+#if NL > 0
+    __local floatv lacc[2 * NL * WG];
+#endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
@@ -126,6 +159,10 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #pragma unroll
     for (int j = 0; j < NACC; ++j)
         dwa[j] = dba[j] = 0.0f;
+#if NL > 0
+    for (int j = 0; j < 2 * NL; ++j)
+        lacc[j * WG + lid] = 0.0f;
+#endif
 #else
     for (long k = lane; k < nv; k += TPR) {
         STW(pw, k * VEC, (floatv)0.0f);
@@ -247,8 +284,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     sgx[i] += g * xhat;
 #if PARTIALS
                     if (row0 + i < rows) {
-                        dwa[j] += d * xhat;
-                        dba[j] += d;
+                        ACC_ADD(j, d * xhat, d)
                     }
 #endif
 #ifndef CACHE_RAW
@@ -282,8 +318,7 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                     sg += g;
                     sgx += g * xhat;
 #if PARTIALS
-                    dwa[j] += d * xhat;
-                    dba[j] += d;
+                    ACC_ADD(j, d * xhat, d)
 #endif
                 }
             }
@@ -448,8 +483,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             for (int j = 0; j < NACC; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
-                    STW(p0w, k * VEC, s == 0 ? dwa[j] : LDW(p0w, k * VEC) + dwa[j]);
-                    STW(p0b, k * VEC, s == 0 ? dba[j] : LDW(p0b, k * VEC) + dba[j]);
+                    STW(p0w, k * VEC, s == 0 ? ACC_W(j) : LDW(p0w, k * VEC) + ACC_W(j));
+                    STW(p0b, k * VEC, s == 0 ? ACC_B(j) : LDW(p0b, k * VEC) + ACC_B(j));
                 }
             }
 #else

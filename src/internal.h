@@ -54,7 +54,8 @@ typedef struct clnorm_op_params {
                                brings the row into the register cache (0: none) */
     unsigned tpr_max16;     /* backward with dweight/dbias, every tensor 16-bit: the cap on derived
                                items per row instead of both (0: none); their fp32 sums then take
-                               twice the registers of the row's cached elements */
+                               twice the registers of the row's cached elements. Forward, every
+                               tensor 16-bit: the cap instead of tpr_max (0: tpr_max) */
     unsigned ncache_dx;     /* backward without dweight/dbias: most vectors per item in registers
                                instead of ncache (0: ncache) */
     unsigned pipe;          /* register cache: the next row block's loads are issued before this
@@ -97,6 +98,21 @@ typedef struct clnorm_op_params {
                                fewer of their vectors idle and the row fits this many vectors per
                                item, where that ends deeper than ncache; pipelined whatever
                                pipe_vecs says (0: never) */
+    unsigned fit16;         /* forward, every tensor 16-bit, where the call would be pipelined (pipe,
+                               pipe_cols): instead the row as stored (raw) in exactly d vectors per
+                               item, d from fit16 down to target16 + 1, the first d whose items per
+                               row are a multiple of 32 and at most fit16_tpr; one group per row
+                               block, not pipelined (0: never) */
+    unsigned fit16_tpr;     /* the most items per row fit16 may take */
+    unsigned raw16_vecs;    /* forward, every tensor 16-bit: the register cache holds the row as
+                               stored where its fp32 form would take more than this many vectors
+                               per work-group, both register sets of a pipeline counted (0: never) */
+    unsigned acc_local_res; /* backward with dweight/dbias and a residual gradient, widest element 4
+                               bytes, sums in registers and row not cached: this many of each
+                               item's dweight and dbias sum vectors in local memory instead
+                               (NACC_LOCAL), where local memory holds them (0: none) */
+    unsigned dxb_res;       /* the same calls: dx's second read in batches of this many vectors
+                               instead of dxb (0: dxb) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -137,6 +153,7 @@ typedef struct clnorm_launch {
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
+    unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     size_t groups;
 } clnorm_launch;
 

@@ -42,6 +42,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->pipelined = L.pipe;
     info->residual_early = L.dr_early && dres;
     info->reread_batch = L.dxb;
+    info->local_accumulators = L.acc_local;
     return CLNORM_SUCCESS;
 }
 

@@ -40,14 +40,15 @@ static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
-     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16}
+     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16
+     *             fit16 fit16_tpr raw16_vecs acc_local_res dxb_res}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 6144, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 1, 3}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -62,10 +63,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -146,6 +147,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_fill16", &p->bwd.fill16, 0, 16, false},
         {"bwd_prefetch_cols", &p->bwd.prefetch_cols, 0, 1u << 30, false},
         {"bwd_acc_groups", &p->bwd.acc_groups, 0, 64, false},
+        {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
+        {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
+        {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
     };
     const char *s = spec;
     while (*s) {
@@ -294,6 +298,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
     unsigned fill_nc = 0; /* the register cache's depth the 16-bit fill rule chose (0: none) */
+    bool fit = false;     /* the forward's 16-bit exact-fit layout (op->fit16) */
     /* rows per item asked for by the table, and whether cols is in their range (applied below
      * where the row is cached or streams) */
     const unsigned rpi_req = max_elem != 2 ? op->rpi : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
@@ -307,8 +312,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         const size_t target = max_elem == 2 ? op->target16 : op->target, want = (nv + target - 1) / target;
         tpr = want <= 32 || backward ? next_pow2(want) : (want + 31) / 32 * 32;
         const size_t want_tpr = tpr;
-        if (op->tpr_max && tpr > op->tpr_max)
-            tpr = op->tpr_max;
+        /* (16-bit forward calls: tpr_max16 where set; bf16 on the H200 at cols 20480: 512 items x
+         * 5 vectors 0.197 ms, 640 x 4 pipelined 0.143; 32768: 0.194 -> 0.164, with raw16_vecs) */
+        const size_t cap = !backward && max_elem == 2 && op->tpr_max16 ? op->tpr_max16 : op->tpr_max;
+        if (cap && tpr > cap)
+            tpr = cap;
         /* ... and for the backward up to tpr_max_cached where that holds the row in registers
          * (fp32 at cols 8192 on the H200: 0.65 -> 0.42 ms with dweight/dbias; where the row still
          * streams, 1024-item groups only spill: cols 16384 0.65 -> 0.89 ms) ... */
@@ -367,6 +375,20 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 fill_nc = (unsigned)((nv + t - 1) / t);
             }
         }
+        /* ... and in 16-bit forward calls that would be pipelined, where fit16 says so: the row as
+         * stored in exactly d vectors per item, d from fit16 down to target16 + 1, in a multiple
+         * of 32 items up to fit16_tpr, one group per row block (bf16 on the H200, ms, pipelined
+         * fp32 4-vector rows -> this: cols 5120 (128 x 5) 0.143 -> 0.136, 6144 (128 x 6) 0.153 ->
+         * 0.136, 12288 (256 x 6) 0.157 -> 0.140; where no such fit exists the pipeline stays:
+         * 8192 as 192 x 6 with idle vectors 0.145 -> 0.157, 16384 as 256 x 8 0.146 -> 0.164,
+         * 12288 as 192 x 8 0.188) */
+        if (!backward && max_elem == 2 && op->fit16 && op->ncache && op->pipe && op->groups_per_cu &&
+            cols >= op->pipe_cols)
+            for (unsigned d = op->fit16 < op->ncache ? op->fit16 : op->ncache; d > op->target16 && !fit; --d)
+                if (nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= op->fit16_tpr && nv / d <= max_wg) {
+                    tpr = nv / d;
+                    fit = true;
+                }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
         if (!backward && op->ncache)
@@ -388,7 +410,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
      * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
     L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi_req > 1 && rpi_cols_ok ? rpi_req : 1;
-    L.raw = L.ncache && max_elem == 2 && op->raw16;
+    L.raw = L.ncache && max_elem == 2 && (op->raw16 || fit);
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
         rpw = 1;
@@ -418,7 +440,14 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                             (!partials || !op->pipe_vecs || fill_nc ||
                              (size_t)L.ncache * L.tpr * L.rpw * L.rpi <= op->pipe_vecs)
                       : L.ncache && 2 * L.ncache <= op->ncache && op->groups_per_cu && cols >= op->pipe_cols &&
-                            (op->pipe == 2 || (op->pipe == 1 && max_elem == 2));
+                            (op->pipe == 2 || (op->pipe == 1 && max_elem == 2)) && !fit;
+    /* the 16-bit forward's cache as stored where in fp32 it would take more than raw16_vecs vectors
+     * per group (bf16 on the H200: 1024 items x 4 vectors pipelined at cols 32768 0.198 -> 0.164
+     * ms, 1024 x 8 at 65536 0.305 -> 0.190 (spilled in fp32); 640 x 4 pipelined at 20480 kept fp32:
+     * 0.143, raw 0.154) */
+    if (!backward && L.ncache && max_elem == 2 && op->raw16_vecs &&
+        (size_t)L.ncache * L.tpr * L.rpw * (L.pipe ? 2 : 1) > op->raw16_vecs)
+        L.raw = true;
     /* with dweight/dbias only (dx-only calls gained nothing, bf16 dx_res at 12288 / 16384 lost 5 / 3
      * %), and only where the sums are in registers, in at most half of nacc's (bf16 at cols 32768,
      * nacc 8: 0.624 -> 0.735 ms with it; 65536, sums in the workspace: 1.02 -> 1.09; 12288, row
@@ -429,6 +458,19 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                  2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
+    /* ... where fp32 calls with a residual gradient also keep acc_local_res of each item's sum
+     * vectors in local memory (2 x that x items x vector bytes, beside the row sums' scratch), the
+     * registers freed for deeper batches (the H200 at cols 16384: 0.769 -> 0.728 ms with 1 vector
+     * and batches of 3; without a residual gradient, or in 16-bit calls, it gained nothing) */
+    if (L.dxb && has_dres && max_elem == 4 && op->acc_local_res && op->acc_local_res < L.nacc) {
+        const size_t lbytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float) +
+                              (size_t)(L.tpr * L.rpw + (L.tpr * L.rpw + 31) / 32) * 2 * sizeof(float);
+        if (!ctx->info.local_mem || lbytes <= ctx->info.local_mem) {
+            L.acc_local = op->acc_local_res;
+            if (op->dxb_res)
+                L.dxb = op->dxb_res;
+        }
+    }
     /* the local buffer (3 * cols floats) and the kernel's own row-sum scratch (two buffers of
      * RED_SIZE: 4 floats for a one-item group) within the device's local memory */
     const double lbytes = (3.0 * (double)cols + 4.0) * sizeof(float);

@@ -29,7 +29,8 @@ clnorm_context *test_context(void)
 
 /* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
  * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
- * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item), launch plans
+ * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item,
+ * local_accumulators), launch plans
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
  * repeating another suite. */
@@ -67,7 +68,8 @@ START_TEST(plan_matches_variant)
             const unsigned got = !strcmp(name, "pipelined") ? L.pipelined : !strcmp(name, "raw_cache") ? L.raw_cache
                                  : !strcmp(name, "register_cache") ? L.register_cache
                                  : !strcmp(name, "reread_batch")   ? L.reread_batch
-                                 : !strcmp(name, "rows_per_item")  ? L.rows_per_item : ~0u;
+                                 : !strcmp(name, "rows_per_item")  ? L.rows_per_item
+                                 : !strcmp(name, "local_accumulators") ? L.local_accumulators : ~0u;
             ck_assert_msg(got != ~0u, "unknown field \"%s\" in \"%s\"", name, p);
             ck_assert_msg(got == want, "plan %s: %s is %u, the variant expects %u", p, name, got, want);
             f += m;

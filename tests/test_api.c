@@ -322,8 +322,6 @@ START_TEST(launch_plans)
                         ck_assert(L.raw_cache == 0 && L.pipelined == 0 && L.residual_early == 0);
                     if (!(ops[o] & CLNORM_PLAN_BACKWARD_RES))
                         ck_assert_uint_eq(L.residual_early, 0);
-                    if (ops[o] == 0)
-                        ck_assert_uint_eq(L.pipelined, 0);
                     if ((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) != 1) { /* the forward, and the backward without dweight/dbias */
                         ck_assert_uint_eq(L.register_accumulators, 0);
                         ck_assert_uint_eq(L.rows_per_item, 1);
@@ -332,7 +330,7 @@ START_TEST(launch_plans)
                     ck_assert_uint_le(L.reread_batch, 16);
                     if (L.register_cache || !L.register_accumulators)
                         ck_assert_uint_eq(L.reread_batch, 0);
-                    if (ops[o] == 0 || dtypes[d] == CLNORM_F32)
+                    if (dtypes[d] == CLNORM_F32) /* the raw cache is for 16-bit data */
                         ck_assert_uint_eq(L.raw_cache, 0);
                     ck_assert_msg(rows ? L.work_groups >= 1 : L.work_groups == 0, "rows %zu, %zu groups", rows, L.work_groups);
                 }
@@ -571,6 +569,79 @@ START_TEST(plan_fill16_rule)
 }
 END_TEST
 
+/* The 16-bit forward's rules for long rows: where the call would be pipelined, fit16 takes the row
+ * as stored in exactly d vectors per item (d from fit16 down to target16 + 1, a multiple of 32
+ * items up to fit16_tpr), one group per row block; tpr_max16 caps the items of 16-bit rows instead
+ * of tpr_max; raw16_vecs keeps as stored a cache whose fp32 form (both sets of a pipeline) would
+ * take more vectors per group */
+START_TEST(plan_fwd16_rules)
+{
+    if (!groups_of_at_least(1024, "plan_fwd16_rules"))
+        return;
+    const char *base = "vec_bytes=16,fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,"
+                       "fwd_pipe=1,fwd_pipe_cols=5120,fwd_raw16=0";
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_tpr_max16=1024,fwd_raw16_vecs=6144", base);
+    clnorm_context *ctx = gpu_context_with_tune(spec);
+    const size_t rows = 4096;
+    clnorm_launch_info L = plan_of(ctx, 0, 5120, CLNORM_BF16); /* 640 vectors: 6 no, 128 x 5 */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.raw_cache == 1 && L.pipelined == 0 &&
+              L.work_groups == rows);
+    L = plan_of(ctx, 0, 6144, CLNORM_F16); /* 768: 128 x 6 */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 6 && L.raw_cache == 1 && L.pipelined == 0);
+    L = plan_of(ctx, 0, 10240, CLNORM_BF16); /* 1280: 256 x 5 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 5 && L.raw_cache == 1 && L.pipelined == 0);
+    L = plan_of(ctx, 0, 12288, CLNORM_BF16); /* 1536: 256 x 6 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 6 && L.raw_cache == 1 && L.work_groups == rows);
+    /* no exact fit in a multiple of 32 items up to 256: the pipeline stays */
+    L = plan_of(ctx, 0, 8192, CLNORM_BF16); /* 1024 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 4 && L.raw_cache == 0 && L.pipelined == 1);
+    L = plan_of(ctx, 0, 7168, CLNORM_BF16); /* 896 */
+    ck_assert(L.items_per_row == 224 && L.register_cache == 4 && L.pipelined == 1);
+    L = plan_of(ctx, 0, 16384, CLNORM_BF16); /* 2048: 512 x 4, both fp32 sets 4096 vectors */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 4 && L.raw_cache == 0 && L.pipelined == 1);
+    /* below pipe_cols, and fp32: untouched */
+    L = plan_of(ctx, 0, 4096, CLNORM_BF16);
+    ck_assert(L.items_per_row == 128 && L.register_cache == 4 && L.raw_cache == 0 && L.pipelined == 0);
+    L = plan_of(ctx, 0, 12288, CLNORM_F32);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 6 && L.raw_cache == 0);
+    /* tpr_max16: 2560 vectors take 640 x 4, pipelined, fp32 (5120 vectors in two sets) */
+    L = plan_of(ctx, 0, 20480, CLNORM_BF16);
+    ck_assert(L.items_per_row == 640 && L.register_cache == 4 && L.raw_cache == 0 && L.pipelined == 1);
+    /* ... 1024 x 4 pipelined: 8192 vectors in fp32, so as stored */
+    L = plan_of(ctx, 0, 32768, CLNORM_BF16);
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 4 && L.raw_cache == 1 && L.pipelined == 1);
+    L = plan_of(ctx, 0, 65536, CLNORM_BF16); /* 1024 x 8, one set */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 8 && L.raw_cache == 1 && L.pipelined == 0);
+    L = plan_of(ctx, 0, 32768, CLNORM_F32); /* 4-byte rows: neither */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 8 && L.raw_cache == 0);
+    clnorm_context_release(ctx);
+    /* without them: the same rows take the table's other rules */
+    ctx = gpu_context_with_tune(base);
+    L = plan_of(ctx, 0, 12288, CLNORM_BF16);
+    ck_assert(L.items_per_row == 384 && L.register_cache == 4 && L.raw_cache == 0 && L.pipelined == 1);
+    L = plan_of(ctx, 0, 20480, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 5 && L.pipelined == 0);
+    L = plan_of(ctx, 0, 32768, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 8 && L.raw_cache == 0);
+    clnorm_context_release(ctx);
+    /* the fit is never pipelined, even where both register sets would fit ncache */
+    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_ncache=12", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 0, 5120, CLNORM_BF16);
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.raw_cache == 1 && L.pipelined == 0);
+    clnorm_context_release(ctx);
+    /* fit16_tpr 128: 12288 has no fit (256 x 6 is too wide), 5120's 128 x 5 stays */
+    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=128", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 0, 12288, CLNORM_BF16);
+    ck_assert(L.items_per_row == 384 && L.raw_cache == 0 && L.pipelined == 1);
+    L = plan_of(ctx, 0, 5120, CLNORM_BF16);
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.raw_cache == 1);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 /* acc_groups caps the persistent grid of the twice-read regime (sums in registers, row not cached)
  * per compute unit, and only there */
 START_TEST(plan_acc_groups_cap)
@@ -645,6 +716,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_reread_batch_rule);
     tcase_add_test(tc, plan_fill16_rule);
     tcase_add_test(tc, plan_acc_groups_cap);
+    tcase_add_test(tc, plan_fwd16_rules);
     suite_add_tcase(s, tc);
     return s;
 }
