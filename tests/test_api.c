@@ -328,6 +328,9 @@ START_TEST(launch_plans)
                     }
                     /* batches of the second read: only where the row is read twice with the sums in registers */
                     ck_assert_uint_le(L.reread_batch, 16);
+                    /* sum vectors in local memory: only some of those of the same regime */
+                    if (L.local_accumulators)
+                        ck_assert(L.reread_batch > 0 && L.local_accumulators < L.register_accumulators);
                     if (L.register_cache || !L.register_accumulators)
                         ck_assert_uint_eq(L.reread_batch, 0);
                     if (dtypes[d] == CLNORM_F32) /* the raw cache is for 16-bit data */
@@ -642,6 +645,50 @@ START_TEST(plan_fwd16_rules)
 }
 END_TEST
 
+/* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
+ * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
+ * re-read in batches of dxb_res; nowhere else */
+START_TEST(plan_acc_local_res_rule)
+{
+    if (!groups_of_at_least(512, "plan_acc_local_res_rule"))
+        return;
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+                       "bwd_ncache=2,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_dxb=2,bwd_dxb16=0";
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=1,bwd_dxb_res=3", base);
+    clnorm_context *ctx = gpu_context_with_tune(spec);
+    const int RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_launch_info L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32); /* 512 items x 8 sum vectors */
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 8 && L.local_accumulators == 1 && L.reread_batch == 3);
+    L = plan_of(ctx, 1, 16384, CLNORM_F32); /* no residual gradient */
+    ck_assert(L.register_accumulators == 8 && L.local_accumulators == 0 && L.reread_batch == 2);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16); /* 16-bit */
+    ck_assert(L.register_cache == 0 && L.local_accumulators == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, 1 | RES, 4096, CLNORM_F32); /* cached */
+    ck_assert(L.register_cache == 2 && L.local_accumulators == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, 1 | RES, 65536, CLNORM_F32); /* sums in the workspace */
+    ck_assert(L.register_accumulators == 0 && L.local_accumulators == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX | RES, 16384, CLNORM_F32); /* no sums at all */
+    ck_assert(L.local_accumulators == 0);
+    ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_F32).local_accumulators, 0);
+    clnorm_context_release(ctx);
+    /* as many as the sums themselves: none (8192: 4 sum vectors), and its batches stay dxb's */
+    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=4,bwd_dxb_res=3", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 1 | RES, 8192, CLNORM_F32);
+    ck_assert(L.register_accumulators == 4 && L.local_accumulators == 0 && L.reread_batch == 2);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
+    ck_assert(L.local_accumulators == 4 && L.reread_batch == 3);
+    clnorm_context_release(ctx);
+    /* dxb_res 0: dxb's batches */
+    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=1", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
+    ck_assert(L.local_accumulators == 1 && L.reread_batch == 2);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 /* acc_groups caps the persistent grid of the twice-read regime (sums in registers, row not cached)
  * per compute unit, and only there */
 START_TEST(plan_acc_groups_cap)
@@ -717,6 +764,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fill16_rule);
     tcase_add_test(tc, plan_acc_groups_cap);
     tcase_add_test(tc, plan_fwd16_rules);
+    tcase_add_test(tc, plan_acc_local_res_rule);
     suite_add_tcase(s, tc);
     return s;
 }
