@@ -54,7 +54,15 @@
  *     1..64; with `fwd_pipe`, for pipelined calls only), `fwd_pipe` (the forward's items issue
  *     their next row block's loads before this block's reductions and y, on the `fwd_groups`
  *     grid, where two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls,
- *     2 always), `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any);
+ *     2 always), `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any),
+ *     `fwd_fit16` (all-16-bit forward calls that `fwd_pipe` would pipeline take instead the row
+ *     as stored in exactly d vectors per item, d from this down to `fwd_target16` + 1, the first d
+ *     whose items per row are a multiple of 32 and at most `fwd_fit16_tpr`, one work-group per row
+ *     block, not pipelined; 0 = never, else up to 16), `fwd_fit16_tpr` (0..1024),
+ *     `fwd_tpr_max16` (cap on derived items per row of all-16-bit forward calls instead of
+ *     `fwd_tpr_max`; 0 = `fwd_tpr_max`, else a power of two up to 1024), `fwd_raw16_vecs`
+ *     (all-16-bit forward calls keep x as stored where its fp32 cache, both register sets of a
+ *     pipeline counted, would take more than this many vectors per work-group; 0 = never);
  *     backward only: `bwd_nacc` (register dweight/dbias sums, 0 or a power
  *     of two up to 16), `bwd_groups` (persistent work-groups of `bwd_wg` items per compute unit,
  *     1..64), `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
@@ -87,7 +95,12 @@
  *     (all-16-bit calls with dweight/dbias whose row is cached and one row per item: half the items
  *     per row for as long as that leaves fewer of their vectors idle and the row fits this many
  *     vectors per item, where that ends deeper than `bwd_ncache`; pipelined where `bwd_pipe`
- *     allows, whatever `bwd_pipe_vecs` says; 0 = never, else up to 16) and `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
+ *     allows, whatever `bwd_pipe_vecs` says; 0 = never, else up to 16), `bwd_acc_local_res`
+ *     (calls with dweight/dbias and a residual gradient whose widest element is 4 bytes, sums in
+ *     registers and row not cached: this many of each item's dweight and of its dbias sum vectors
+ *     in local memory instead, where fewer than all of them and local memory holds them; 0 =
+ *     none, else up to 16), `bwd_dxb_res` (those calls' `bwd_dxb`; 0 = `bwd_dxb`) and
+ *     `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
