@@ -104,6 +104,9 @@ typedef struct clnorm_op_params {
                                row are a multiple of 32 and at most fit16_tpr; one group per row
                                block, not pipelined (0: never) */
     unsigned fit16_tpr;     /* the most items per row fit16 may take */
+    unsigned fit16_deep;    /* where fit16 finds no fit: this many vectors per item, in the same
+                               way, in a multiple of 32 items up to fit16_deep_tpr (0: never) */
+    unsigned fit16_deep_tpr;
     unsigned raw16_vecs;    /* forward, every tensor 16-bit: the register cache holds the row as
                                stored where its fp32 form would take more than this many vectors
                                per work-group, both register sets of a pipeline counted (0: never) */

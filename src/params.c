@@ -46,14 +46,14 @@ static const clnorm_device_params table[] = {
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
      *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16
-     *             fit16 fit16_tpr raw16_vecs acc_local_res dxb_res}
+     *             fit16 fit16_tpr fit16_deep fit16_deep_tpr raw16_vecs acc_local_res dxb_res}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 6144, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 1, 3}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -68,10 +68,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -153,7 +153,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_prefetch_cols", &p->bwd.prefetch_cols, 0, 1u << 30, false},
         {"bwd_acc_groups", &p->bwd.acc_groups, 0, 64, false},
         {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
-        {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
+        {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_fit16_deep", &p->fwd.fit16_deep, 0, 16, false},
+        {"fwd_fit16_deep_tpr", &p->fwd.fit16_deep_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
         {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
     };
     const char *s = spec;
@@ -388,12 +389,21 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * 8192 as 192 x 6 with idle vectors 0.145 -> 0.157, 16384 as 256 x 8 0.146 -> 0.164,
          * 12288 as 192 x 8 0.188) */
         if (!backward && max_elem == 2 && op->fit16 && op->ncache && op->pipe && op->groups_per_cu &&
-            cols >= op->pipe_cols)
+            cols >= op->pipe_cols) {
             for (unsigned d = op->fit16 < op->ncache ? op->fit16 : op->ncache; d > op->target16 && !fit; --d)
                 if (nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= op->fit16_tpr && nv / d <= max_wg) {
                     tpr = nv / d;
                     fit = true;
                 }
+            /* (then fit16_deep vectors in at most fit16_deep_tpr items: 8192 as 128 x 8, 0.145 ->
+             * 0.141 ms; wider, 8 vectors lost: 12288 as 192 x 8 0.188, 16384 as 256 x 8 0.164) */
+            const unsigned d = op->fit16_deep;
+            if (!fit && d && d <= op->ncache && nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= op->fit16_deep_tpr &&
+                nv / d <= max_wg) {
+                tpr = nv / d;
+                fit = true;
+            }
+        }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
         if (!backward && op->ncache)

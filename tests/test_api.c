@@ -628,6 +628,21 @@ START_TEST(plan_fwd16_rules)
     L = plan_of(ctx, 0, 32768, CLNORM_BF16);
     ck_assert(L.items_per_row == 512 && L.register_cache == 8 && L.raw_cache == 0);
     clnorm_context_release(ctx);
+    /* fit16_deep: where no fit of 6 or 5 exists, 8 vectors in at most 128 items */
+    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_fit16_deep=8,fwd_fit16_deep_tpr=128", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 0, 8192, CLNORM_BF16); /* 1024 vectors: 128 x 8 */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 8 && L.raw_cache == 1 && L.pipelined == 0 &&
+              L.work_groups == rows);
+    L = plan_of(ctx, 0, 16384, CLNORM_BF16); /* 256 x 8 is too wide: the pipeline */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 4 && L.raw_cache == 0 && L.pipelined == 1);
+    L = plan_of(ctx, 0, 12288, CLNORM_BF16); /* 6 first: 256 x 6 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 6);
+    L = plan_of(ctx, 0, 5120, CLNORM_BF16); /* 5: 128 x 5 */
+    ck_assert(L.items_per_row == 128 && L.register_cache == 5);
+    L = plan_of(ctx, 0, 7168, CLNORM_BF16); /* 896 / 8 = 112, not a multiple of 32 */
+    ck_assert(L.items_per_row == 224 && L.register_cache == 4 && L.pipelined == 1);
+    clnorm_context_release(ctx);
     /* the fit is never pipelined, even where both register sets would fit ncache */
     snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_ncache=12", base);
     ctx = gpu_context_with_tune(spec);
