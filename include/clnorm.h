@@ -59,6 +59,8 @@
  *     as stored in exactly d vectors per item, d from this down to `fwd_target16` + 1, the first d
  *     whose items per row are a multiple of 32 and at most `fwd_fit16_tpr`, one work-group per row
  *     block, not pipelined; 0 = never, else up to 16), `fwd_fit16_tpr` (0..1024),
+ *     `fwd_fit16_deep` and `fwd_fit16_deep_tpr` (where `fwd_fit16` finds no fit: exactly this
+ *     many vectors per item, in a multiple of 32 items up to `fwd_fit16_deep_tpr`; 0 = never),
  *     `fwd_tpr_max16` (cap on derived items per row of all-16-bit forward calls instead of
  *     `fwd_tpr_max`; 0 = `fwd_tpr_max`, else a power of two up to 1024), `fwd_raw16_vecs`
  *     (all-16-bit forward calls keep x as stored where its fp32 cache, both register sets of a

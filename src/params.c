@@ -37,7 +37,7 @@
  * prefetch for fp32 calls without a residual gradient from 8192 (0.424 -> 0.404 ms; 12288 0.557 ->
  * 0.513), one twice-read group per compute unit (cols 16384: 2-4 %). Session 9: the 16-bit forward's
  * exact fit as stored (bf16 at 5120 / 6144 / 10240 / 12288: 0.144 / 0.155 / 0.165 / 0.159 -> 0.136
- * / 0.136 / 0.141 / 0.139 ms), 1024-item 16-bit forward rows, as stored where fp32 would not fit
+ * / 0.136 / 0.141 / 0.139 ms; 8192 as 128 x 8: 0.146 -> 0.142), 1024-item 16-bit forward rows, as stored where fp32 would not fit
  * (20480 / 32768 / 65536: 0.198 / 0.196 / 0.308 -> 0.144 / 0.164 / 0.192), one sum vector per item
  * in local memory and batches of 3 for fp32 twice-read calls with a residual gradient (cols
  * 16384: 0.751 -> 0.715). */
