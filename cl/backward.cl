@@ -17,7 +17,8 @@
  *                as x-hat and g (fp32), or with CACHE_RAW as x and dy in their storage format
  *                (16-bit data in half the registers; x-hat and g are recomputed for dx);
  *   NACC > 0     cols <= TPR*VEC*NACC: the dweight/dbias sums stay in registers, x and dy are
- *                read twice (the second read mostly from cache);
+ *                read twice (the second read mostly from cache); with NACC_LOCAL, that many of
+ *                each item's sum vectors are in local memory instead (registers for DXB);
  *   otherwise    the sums are accumulated in the workspace row itself.
  * RPI (1, 2 or 4; register-cache and streaming regimes) rows per item at once: one item's
  * dweight/dbias sums serve RPI rows, so more bytes are in flight per register (what bounds a 16-bit
