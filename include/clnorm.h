@@ -56,15 +56,18 @@
  *     grid, where two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls,
  *     2 always), `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any),
  *     `fwd_fit16` (all-16-bit forward calls that `fwd_pipe` would pipeline take instead the row
- *     as stored in exactly d vectors per item, d from this down to `fwd_target16` + 1, the first d
- *     whose items per row are a multiple of 32 and at most `fwd_fit16_tpr`, one work-group per row
- *     block, not pipelined; 0 = never, else up to 16), `fwd_fit16_tpr` (0..1024),
- *     `fwd_fit16_deep` and `fwd_fit16_deep_tpr` (where `fwd_fit16` finds no fit: exactly this
- *     many vectors per item, in a multiple of 32 items up to `fwd_fit16_deep_tpr`; 0 = never),
+ *     as stored in exactly d vectors per item, d from this (at most `fwd_ncache`) down to
+ *     `fwd_target16` + 1, the first d whose items per row are a multiple of 32 and at most
+ *     `fwd_fit16_tpr`, one work-group per row block, not pipelined; 0 = never, else up to 16),
+ *     `fwd_fit16_tpr` (0..1024; 0 = no fit), `fwd_fit16_deep` and `fwd_fit16_deep_tpr` (where
+ *     `fwd_fit16` is set but finds no fit: exactly this many vectors per item, at most
+ *     `fwd_ncache`, in a multiple of 32 items up to `fwd_fit16_deep_tpr`; 0 = never, else up to
+ *     16, and 0..1024),
  *     `fwd_tpr_max16` (cap on derived items per row of all-16-bit forward calls instead of
  *     `fwd_tpr_max`; 0 = `fwd_tpr_max`, else a power of two up to 1024), `fwd_raw16_vecs`
  *     (all-16-bit forward calls keep x as stored where its fp32 cache, both register sets of a
- *     pipeline counted, would take more than this many vectors per work-group; 0 = never);
+ *     pipeline counted, would take more than this many vectors per work-group; 0 = never, else up
+ *     to 2^20);
  *     backward only: `bwd_nacc` (register dweight/dbias sums, 0 or a power
  *     of two up to 16), `bwd_groups` (persistent work-groups of `bwd_wg` items per compute unit,
  *     1..64), `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
@@ -101,7 +104,8 @@
  *     (calls with dweight/dbias and a residual gradient whose widest element is 4 bytes, sums in
  *     registers and row not cached: this many of each item's dweight and of its dbias sum vectors
  *     in local memory instead, where fewer than all of them and local memory holds them; 0 =
- *     none, else up to 16), `bwd_dxb_res` (those calls' `bwd_dxb`; 0 = `bwd_dxb`) and
+ *     none, else up to 16), `bwd_dxb_res` (the batches of those calls where `bwd_acc_local_res`
+ *     applies, instead of `bwd_dxb`; 0 = `bwd_dxb`) and
  *     `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them

@@ -99,8 +99,9 @@ typedef struct clnorm_op_params {
                                item, where that ends deeper than ncache; pipelined whatever
                                pipe_vecs says (0: never) */
     unsigned fit16;         /* forward, every tensor 16-bit, where the call would be pipelined (pipe,
-                               pipe_cols): instead the row as stored (raw) in exactly d vectors per
-                               item, d from fit16 down to target16 + 1, the first d whose items per
+                               groups_per_cu, pipe_cols, two register sets within ncache): instead
+                               the row as stored (raw) in exactly d vectors per item, d from fit16
+                               (at most ncache) down to target16 + 1, the first d whose items per
                                row are a multiple of 32 and at most fit16_tpr; one group per row
                                block, not pipelined (0: never) */
     unsigned fit16_tpr;     /* the most items per row fit16 may take */
@@ -114,8 +115,8 @@ typedef struct clnorm_op_params {
                                bytes, sums in registers and row not cached: this many of each
                                item's dweight and dbias sum vectors in local memory instead
                                (NACC_LOCAL), where local memory holds them (0: none) */
-    unsigned dxb_res;       /* the same calls: dx's second read in batches of this many vectors
-                               instead of dxb (0: dxb) */
+    unsigned dxb_res;       /* the same calls, where acc_local_res applies: dx's second read in
+                               batches of this many vectors instead of dxb (0: dxb) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -382,14 +382,14 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             }
         }
         /* ... and in 16-bit forward calls that would be pipelined, where fit16 says so: the row as
-         * stored in exactly d vectors per item, d from fit16 down to target16 + 1, in a multiple
-         * of 32 items up to fit16_tpr, one group per row block (bf16 on the H200, ms, pipelined
+         * stored in exactly d vectors per item, d from fit16 (at most ncache) down to target16 + 1,
+         * in a multiple of 32 items up to fit16_tpr, one group per row block (bf16 on the H200, ms, pipelined
          * fp32 4-vector rows -> this: cols 5120 (128 x 5) 0.143 -> 0.136, 6144 (128 x 6) 0.153 ->
          * 0.136, 12288 (256 x 6) 0.157 -> 0.140; where no such fit exists the pipeline stays:
          * 8192 as 192 x 6 with idle vectors 0.145 -> 0.157, 16384 as 256 x 8 0.146 -> 0.164,
          * 12288 as 192 x 8 0.188) */
         if (!backward && max_elem == 2 && op->fit16 && op->ncache && op->pipe && op->groups_per_cu &&
-            cols >= op->pipe_cols) {
+            cols >= op->pipe_cols && 2 * ((nv + tpr - 1) / tpr) <= op->ncache) {
             for (unsigned d = op->fit16 < op->ncache ? op->fit16 : op->ncache; d > op->target16 && !fit; --d)
                 if (nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= op->fit16_tpr && nv / d <= max_wg) {
                     tpr = nv / d;
@@ -473,11 +473,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                  2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
-    /* ... where fp32 calls with a residual gradient also keep acc_local_res of each item's sum
-     * vectors in local memory (2 x that x items x vector bytes, beside the row sums' scratch), the
+    /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of each
+     * item's sum vectors in local memory (2 x that x items x vector bytes, beside the row sums' scratch), the
      * registers freed for deeper batches (the H200 at cols 16384: 0.769 -> 0.728 ms with 1 vector
      * and batches of 3; without a residual gradient, or in 16-bit calls, it gained nothing) */
-    if (L.dxb && has_dres && max_elem == 4 && op->acc_local_res && op->acc_local_res < L.nacc) {
+    if (backward && partials && L.nacc && !L.ncache && has_dres && max_elem == 4 && op->acc_local_res &&
+        op->acc_local_res < L.nacc) {
         const size_t lbytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float) +
                               (size_t)(L.tpr * L.rpw + (L.tpr * L.rpw + 31) / 32) * 2 * sizeof(float);
         if (!ctx->info.local_mem || lbytes <= ctx->info.local_mem) {

@@ -293,7 +293,7 @@ START_TEST(launch_plans)
 {
     clnorm_context *ctx = test_context();
     static const clnorm_dtype dtypes[] = {CLNORM_F32, CLNORM_BF16, CLNORM_F16};
-    static const size_t cols_list[] = {1, 7, 64, 256, 1000, 4096, 20000, 65536};
+    static const size_t cols_list[] = {1, 7, 64, 256, 1000, 4096, 16384, 20000, 65536};
     static const int ops[] = {0, 1, CLNORM_PLAN_BACKWARD_DX, 1 | CLNORM_PLAN_BACKWARD_RES,
                               CLNORM_PLAN_BACKWARD_DX | CLNORM_PLAN_BACKWARD_RES};
     for (size_t d = 0; d < 3; ++d)
@@ -328,9 +328,11 @@ START_TEST(launch_plans)
                     }
                     /* batches of the second read: only where the row is read twice with the sums in registers */
                     ck_assert_uint_le(L.reread_batch, 16);
-                    /* sum vectors in local memory: only some of those of the same regime */
+                    /* sum vectors in local memory: only some of those of the twice-read regime, in
+                     * fp32 calls with dweight/dbias and a residual gradient */
                     if (L.local_accumulators)
-                        ck_assert(L.reread_batch > 0 && L.local_accumulators < L.register_accumulators);
+                        ck_assert(L.register_cache == 0 && L.local_accumulators < L.register_accumulators &&
+                                  dtypes[d] == CLNORM_F32 && ops[o] == (1 | CLNORM_PLAN_BACKWARD_RES));
                     if (L.register_cache || !L.register_accumulators)
                         ck_assert_uint_eq(L.reread_batch, 0);
                     if (dtypes[d] == CLNORM_F32) /* the raw cache is for 16-bit data */
@@ -643,6 +645,30 @@ START_TEST(plan_fwd16_rules)
     L = plan_of(ctx, 0, 7168, CLNORM_BF16); /* 896 / 8 = 112, not a multiple of 32 */
     ck_assert(L.items_per_row == 224 && L.register_cache == 4 && L.pipelined == 1);
     clnorm_context_release(ctx);
+    /* raw16_vecs is a strict bound: 16384's two fp32 sets of 512 x 4 are 4096 vectors */
+    snprintf(spec, sizeof spec, "%s,fwd_raw16_vecs=4096", base);
+    ctx = gpu_context_with_tune(spec);
+    ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_BF16).raw_cache, 0);
+    clnorm_context_release(ctx);
+    snprintf(spec, sizeof spec, "%s,fwd_raw16_vecs=4095", base);
+    ctx = gpu_context_with_tune(spec);
+    ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_BF16).raw_cache, 1);
+    clnorm_context_release(ctx);
+    /* fit16 above ncache starts at ncache (12288: 192 x 8, not 128 x 12) */
+    snprintf(spec, sizeof spec, "%s,fwd_fit16=12,fwd_fit16_tpr=256", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 0, 12288, CLNORM_BF16);
+    ck_assert(L.items_per_row == 192 && L.register_cache == 8 && L.raw_cache == 1);
+    clnorm_context_release(ctx);
+    /* only where the call would be pipelined: 20480 at tpr_max's 512 items takes 5 vectors, two
+     * sets of which do not fit ncache 8, so its layout stays (not the 512 x 5 fit as stored) */
+    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=512", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 0, 20480, CLNORM_BF16);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 5 && L.raw_cache == 0 && L.pipelined == 0);
+    L = plan_of(ctx, 0, 12288, CLNORM_BF16); /* pipelinable (384 x 4): the fit, 256 x 6 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 6 && L.raw_cache == 1);
+    clnorm_context_release(ctx);
     /* the fit is never pipelined, even where both register sets would fit ncache */
     snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_ncache=12", base);
     ctx = gpu_context_with_tune(spec);
@@ -677,7 +703,7 @@ START_TEST(plan_acc_local_res_rule)
     ck_assert(L.register_cache == 0 && L.register_accumulators == 8 && L.local_accumulators == 1 && L.reread_batch == 3);
     L = plan_of(ctx, 1, 16384, CLNORM_F32); /* no residual gradient */
     ck_assert(L.register_accumulators == 8 && L.local_accumulators == 0 && L.reread_batch == 2);
-    L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16); /* 16-bit */
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16); /* 16-bit (in loop mode here) */
     ck_assert(L.register_cache == 0 && L.local_accumulators == 0 && L.reread_batch == 0);
     L = plan_of(ctx, 1 | RES, 4096, CLNORM_F32); /* cached */
     ck_assert(L.register_cache == 2 && L.local_accumulators == 0 && L.reread_batch == 0);
@@ -702,11 +728,21 @@ START_TEST(plan_acc_local_res_rule)
                   "local memory %llu bytes: %u local sum vectors, batches of %u", (unsigned long long)lmem,
                   L.local_accumulators, L.reread_batch);
     clnorm_context_release(ctx);
-    /* dxb_res 0: dxb's batches */
-    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=1", base);
+    /* dxb_res 0: dxb's batches; 16-bit calls in batches too: still none, and dxb16's batches */
+    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=1,bwd_dxb16=2", base);
     ctx = gpu_context_with_tune(spec);
     L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
     ck_assert(L.local_accumulators == 1 && L.reread_batch == 2);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert(L.register_cache == 0 && L.local_accumulators == 0 && L.reread_batch == 2);
+    clnorm_context_release(ctx);
+    /* the loop (dxb 0): the local sums all the same, dxb_res's batches */
+    snprintf(spec, sizeof spec, "%s,bwd_dxb=0,bwd_acc_local_res=1,bwd_dxb_res=3", base);
+    ctx = gpu_context_with_tune(spec);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
+    ck_assert(L.local_accumulators == 1 && L.reread_batch == 3);
+    L = plan_of(ctx, 1, 16384, CLNORM_F32);
+    ck_assert(L.local_accumulators == 0 && L.reread_batch == 0);
     clnorm_context_release(ctx);
 }
 END_TEST
