@@ -396,6 +396,14 @@ static clnorm_context *gpu_context_with_tune(const char *tune)
     return ctx;
 }
 
+/* gpu_context_with_tune() of base with ",extra" appended */
+static clnorm_context *gpu_context_with_tune2(const char *base, const char *extra)
+{
+    char spec[1024];
+    ck_assert_int_lt(snprintf(spec, sizeof spec, "%s,%s", base, extra), (int)sizeof spec);
+    return gpu_context_with_tune(spec);
+}
+
 START_TEST(plan_rules_nvidia_layouts)
 {
     if (!groups_of_at_least(1024, "plan_rules_nvidia_layouts"))
@@ -585,9 +593,7 @@ START_TEST(plan_fwd16_rules)
         return;
     const char *base = "vec_bytes=16,fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,"
                        "fwd_pipe=1,fwd_pipe_cols=5120,fwd_raw16=0";
-    char spec[512];
-    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_tpr_max16=1024,fwd_raw16_vecs=6144", base);
-    clnorm_context *ctx = gpu_context_with_tune(spec);
+    clnorm_context *ctx = gpu_context_with_tune2(base, "fwd_fit16=6,fwd_fit16_tpr=256,fwd_tpr_max16=1024,fwd_raw16_vecs=6144");
     const size_t rows = 4096;
     clnorm_launch_info L = plan_of(ctx, 0, 5120, CLNORM_BF16); /* 640 vectors: 6 no, 128 x 5 */
     ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.raw_cache == 1 && L.pipelined == 0 &&
@@ -631,8 +637,7 @@ START_TEST(plan_fwd16_rules)
     ck_assert(L.items_per_row == 512 && L.register_cache == 8 && L.raw_cache == 0);
     clnorm_context_release(ctx);
     /* fit16_deep: where no fit of 6 or 5 exists, 8 vectors in at most 128 items */
-    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_fit16_deep=8,fwd_fit16_deep_tpr=128", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_fit16=6,fwd_fit16_tpr=256,fwd_fit16_deep=8,fwd_fit16_deep_tpr=128");
     L = plan_of(ctx, 0, 8192, CLNORM_BF16); /* 1024 vectors: 128 x 8 */
     ck_assert(L.items_per_row == 128 && L.register_cache == 8 && L.raw_cache == 1 && L.pipelined == 0 &&
               L.work_groups == rows);
@@ -646,38 +651,32 @@ START_TEST(plan_fwd16_rules)
     ck_assert(L.items_per_row == 224 && L.register_cache == 4 && L.pipelined == 1);
     clnorm_context_release(ctx);
     /* raw16_vecs is a strict bound: 16384's two fp32 sets of 512 x 4 are 4096 vectors */
-    snprintf(spec, sizeof spec, "%s,fwd_raw16_vecs=4096", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_raw16_vecs=4096");
     ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_BF16).raw_cache, 0);
     clnorm_context_release(ctx);
-    snprintf(spec, sizeof spec, "%s,fwd_raw16_vecs=4095", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_raw16_vecs=4095");
     ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_BF16).raw_cache, 1);
     clnorm_context_release(ctx);
     /* fit16 above ncache starts at ncache (12288: 192 x 8, not 128 x 12) */
-    snprintf(spec, sizeof spec, "%s,fwd_fit16=12,fwd_fit16_tpr=256", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_fit16=12,fwd_fit16_tpr=256");
     L = plan_of(ctx, 0, 12288, CLNORM_BF16);
     ck_assert(L.items_per_row == 192 && L.register_cache == 8 && L.raw_cache == 1);
     clnorm_context_release(ctx);
     /* only where the call would be pipelined: 20480 at tpr_max's 512 items takes 5 vectors, two
      * sets of which do not fit ncache 8, so its layout stays (not the 512 x 5 fit as stored) */
-    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=512", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_fit16=6,fwd_fit16_tpr=512");
     L = plan_of(ctx, 0, 20480, CLNORM_BF16);
     ck_assert(L.items_per_row == 512 && L.register_cache == 5 && L.raw_cache == 0 && L.pipelined == 0);
     L = plan_of(ctx, 0, 12288, CLNORM_BF16); /* pipelinable (384 x 4): the fit, 256 x 6 */
     ck_assert(L.items_per_row == 256 && L.register_cache == 6 && L.raw_cache == 1);
     clnorm_context_release(ctx);
     /* the fit is never pipelined, even where both register sets would fit ncache */
-    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=256,fwd_ncache=12", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_fit16=6,fwd_fit16_tpr=256,fwd_ncache=12");
     L = plan_of(ctx, 0, 5120, CLNORM_BF16);
     ck_assert(L.items_per_row == 128 && L.register_cache == 5 && L.raw_cache == 1 && L.pipelined == 0);
     clnorm_context_release(ctx);
     /* fit16_tpr 128: 12288 has no fit (256 x 6 is too wide), 5120's 128 x 5 stays */
-    snprintf(spec, sizeof spec, "%s,fwd_fit16=6,fwd_fit16_tpr=128", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "fwd_fit16=6,fwd_fit16_tpr=128");
     L = plan_of(ctx, 0, 12288, CLNORM_BF16);
     ck_assert(L.items_per_row == 384 && L.raw_cache == 0 && L.pipelined == 1);
     L = plan_of(ctx, 0, 5120, CLNORM_BF16);
@@ -695,9 +694,7 @@ START_TEST(plan_acc_local_res_rule)
         return;
     const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
                        "bwd_ncache=2,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_dxb=2,bwd_dxb16=0";
-    char spec[512];
-    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=1,bwd_dxb_res=3", base);
-    clnorm_context *ctx = gpu_context_with_tune(spec);
+    clnorm_context *ctx = gpu_context_with_tune2(base, "bwd_acc_local_res=1,bwd_dxb_res=3");
     const int RES = CLNORM_PLAN_BACKWARD_RES;
     clnorm_launch_info L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32); /* 512 items x 8 sum vectors */
     ck_assert(L.register_cache == 0 && L.register_accumulators == 8 && L.local_accumulators == 1 && L.reread_batch == 3);
@@ -714,8 +711,7 @@ START_TEST(plan_acc_local_res_rule)
     ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_F32).local_accumulators, 0);
     clnorm_context_release(ctx);
     /* as many as the sums themselves: none (8192: 4 sum vectors), and its batches stay dxb's */
-    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=4,bwd_dxb_res=3", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "bwd_acc_local_res=4,bwd_dxb_res=3");
     L = plan_of(ctx, 1 | RES, 8192, CLNORM_F32);
     ck_assert(L.register_accumulators == 4 && L.local_accumulators == 0 && L.reread_batch == 2);
     /* 16384: 4 of 8, where local memory holds 2 x 4 x 512 items x 16 bytes beside the row sums'
@@ -729,16 +725,14 @@ START_TEST(plan_acc_local_res_rule)
                   L.local_accumulators, L.reread_batch);
     clnorm_context_release(ctx);
     /* dxb_res 0: dxb's batches; 16-bit calls in batches too: still none, and dxb16's batches */
-    snprintf(spec, sizeof spec, "%s,bwd_acc_local_res=1,bwd_dxb16=2", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "bwd_acc_local_res=1,bwd_dxb16=2");
     L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
     ck_assert(L.local_accumulators == 1 && L.reread_batch == 2);
     L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16);
     ck_assert(L.register_cache == 0 && L.local_accumulators == 0 && L.reread_batch == 2);
     clnorm_context_release(ctx);
     /* the loop (dxb 0): the local sums all the same, dxb_res's batches */
-    snprintf(spec, sizeof spec, "%s,bwd_dxb=0,bwd_acc_local_res=1,bwd_dxb_res=3", base);
-    ctx = gpu_context_with_tune(spec);
+    ctx = gpu_context_with_tune2(base, "bwd_dxb=0,bwd_acc_local_res=1,bwd_dxb_res=3");
     L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
     ck_assert(L.local_accumulators == 1 && L.reread_batch == 3);
     L = plan_of(ctx, 1, 16384, CLNORM_F32);
@@ -755,9 +749,7 @@ START_TEST(plan_acc_groups_cap)
         return;
     const char *base = "vec_bytes=16,bwd_target=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_ncache=2,bwd_nacc=8,"
                        "bwd_wg=256,bwd_groups=4";
-    char spec[256];
-    snprintf(spec, sizeof spec, "%s,bwd_acc_groups=1", base);
-    clnorm_context *a = gpu_context_with_tune(base), *b = gpu_context_with_tune(spec);
+    clnorm_context *a = gpu_context_with_tune(base), *b = gpu_context_with_tune2(base, "bwd_acc_groups=1");
     /* 8192 fp32: 512 items x 4 vectors of sums, not cached: 4 x 256 items = 2 groups of 512 per
      * compute unit, capped at 1 */
     clnorm_launch_info La = plan_of(a, 1, 8192, CLNORM_F32), Lb = plan_of(b, 1, 8192, CLNORM_F32);
