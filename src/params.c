@@ -35,12 +35,12 @@
  * 8192 (bf16 dx 0.211 -> 0.208 ms). Session 8: the 16-bit fill rule to 5 vectors (bf16 with
  * dweight/dbias at 2560 / 5120 / 10240: 0.256 / 0.259 / 0.286 -> 0.221 / 0.231 / 0.242 ms), the L2
  * prefetch for fp32 calls without a residual gradient from 8192 (0.424 -> 0.404 ms; 12288 0.557 ->
- * 0.513), one twice-read group per compute unit (cols 16384: 2-4 %). Session 9: the 16-bit forward's
- * exact fit as stored (bf16 at 5120 / 6144 / 10240 / 12288: 0.144 / 0.155 / 0.165 / 0.159 -> 0.136
- * / 0.136 / 0.141 / 0.139 ms; 8192 as 128 x 8: 0.146 -> 0.142), 1024-item 16-bit forward rows, as stored where fp32 would not fit
- * (20480 / 32768 / 65536: 0.198 / 0.196 / 0.308 -> 0.144 / 0.164 / 0.192), one sum vector per item
- * in local memory and batches of 3 for fp32 twice-read calls with a residual gradient (cols
- * 16384: 0.751 -> 0.715). */
+ * 0.513), one twice-read group per compute unit (cols 16384: 2-4 %). Session 9: the 16-bit
+ * forward's exact fit as stored (bf16 at 5120 / 6144 / 10240 / 12288: 0.144 / 0.155 / 0.165 /
+ * 0.159 -> 0.136 / 0.136 / 0.141 / 0.139 ms; 8192 as 128 x 8: 0.146 -> 0.142), 1024-item 16-bit
+ * forward rows, as stored where fp32 would not fit (20480 / 32768 / 65536: 0.198 / 0.196 / 0.308
+ * -> 0.144 / 0.164 / 0.192), one sum vector per item in local memory and batches of 3 for fp32
+ * twice-read calls with a residual gradient (cols 16384: 0.751 -> 0.715). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
@@ -383,11 +383,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         }
         /* ... and in 16-bit forward calls that would be pipelined, where fit16 says so: the row as
          * stored in exactly d vectors per item, d from fit16 (at most ncache) down to target16 + 1,
-         * in a multiple of 32 items up to fit16_tpr, one group per row block (bf16 on the H200, ms, pipelined
-         * fp32 4-vector rows -> this: cols 5120 (128 x 5) 0.143 -> 0.136, 6144 (128 x 6) 0.153 ->
-         * 0.136, 12288 (256 x 6) 0.157 -> 0.140; where no such fit exists the pipeline stays:
-         * 8192 as 192 x 6 with idle vectors 0.145 -> 0.157, 16384 as 256 x 8 0.146 -> 0.164,
-         * 12288 as 192 x 8 0.188) */
+         * in a multiple of 32 items up to fit16_tpr, one group per row block (bf16 on the H200,
+         * ms, pipelined fp32 4-vector rows -> this: cols 5120 (128 x 5) 0.143 -> 0.136, 6144
+         * (128 x 6) 0.153 -> 0.136, 12288 (256 x 6) 0.157 -> 0.140; where no such fit exists the
+         * pipeline stays: 8192 as 192 x 6 with idle vectors 0.145 -> 0.157, 16384 as 256 x 8
+         * 0.146 -> 0.164, 12288 as 192 x 8 0.188) */
         if (!backward && max_elem == 2 && op->fit16 && op->ncache && op->pipe && op->groups_per_cu &&
             cols >= op->pipe_cols && 2 * ((nv + tpr - 1) / tpr) <= op->ncache) {
             for (unsigned d = op->fit16 < op->ncache ? op->fit16 : op->ncache; d > op->target16 && !fit; --d)
@@ -473,10 +473,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                  2 * L.nacc <= op->nacc;
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
-    /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of each
-     * item's sum vectors in local memory (2 x that x items x vector bytes, beside the row sums' scratch), the
-     * registers freed for deeper batches (the H200 at cols 16384: 0.769 -> 0.728 ms with 1 vector
-     * and batches of 3; without a residual gradient, or in 16-bit calls, it gained nothing) */
+    /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of
+     * each item's sum vectors in local memory (2 x that x items x vector bytes, beside the row
+     * sums' scratch), the registers freed for deeper batches (the H200 at cols 16384: 0.769 ->
+     * 0.728 ms with 1 vector and batches of 3; without a residual gradient, or in 16-bit calls, it
+     * gained nothing) */
     if (backward && partials && L.nacc && !L.ncache && has_dres && max_elem == 4 && op->acc_local_res &&
         op->acc_local_res < L.nacc) {
         const size_t lbytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float) +
