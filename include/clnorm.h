@@ -409,8 +409,8 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch: a program that allocates this struct must be built against this
- * header.) */
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators: a program that allocates this struct must
+ * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
                                          every offset and every row stride, within the table's
