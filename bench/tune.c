@@ -6,6 +6,7 @@
 
 #include "timing.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ static const char *const FWD[] = {
     /* the pipelined persistent forward (where the table row's fwd_pipe and fwd_pipe_cols allow it) */
     "fwd_target16=4,fwd_wg=128,fwd_groups=0", "fwd_target16=4,fwd_wg=128,fwd_pipe=2,fwd_groups=4",
     "fwd_target16=4,fwd_wg=128,fwd_pipe=2,fwd_groups=8", "fwd_target16=8,fwd_raw16=1,fwd_wg=128,fwd_groups=0",
+    /* long 16-bit rows: the exact fit as stored and the 1024-item rows, on and off */
+    "fwd_fit16=0", "fwd_fit16=6,fwd_fit16_tpr=256,fwd_fit16_deep=8,fwd_fit16_deep_tpr=128",
+    "fwd_tpr_max16=0,fwd_raw16_vecs=0", "fwd_tpr_max16=1024,fwd_raw16_vecs=6144",
 };
 static const char *const BWD[] = {
     "bwd_target=1,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=256,bwd_groups=8",
@@ -32,6 +36,8 @@ static const char *const BWD[] = {
     "bwd_target=2,bwd_wg=256,bwd_groups=8,shfl=0", "bwd_target16=2,bwd_groups=4", "bwd_target16=8,bwd_groups=4",
     /* NVIDIA's L2 prefetch of the next row block (16-bit calls with dweight/dbias): off, and from any cols */
     "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=0", "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=1",
+    /* the twice-read fp32 rows with a residual gradient: sum vectors in local memory, on and off */
+    "bwd_acc_local_res=0", "bwd_acc_local_res=1,bwd_dxb_res=3",
 };
 
 typedef struct tune_arg {
@@ -167,9 +173,21 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
         if (grid) {
             gcopy = strdup(grid);
             n = 0;
-            for (char *save = NULL, *t = gcopy ? strtok_r(gcopy, ";", &save) : NULL; t && n < 64;
-                 t = strtok_r(NULL, ";", &save))
-                cands[n++] = t;
+            bool too_many = false;
+            for (char *save = NULL, *t = gcopy ? strtok_r(gcopy, ";", &save) : NULL; t && !too_many;
+                 t = strtok_r(NULL, ";", &save)) {
+                if (n == 64)
+                    too_many = true;
+                else
+                    cands[n++] = t;
+            }
+            if (too_many || (grid[0] && !gcopy)) { /* no silent cap on the grid */
+                fprintf(stderr, "clnorm-bench --tune: %s: %s\n", grid_vars[op],
+                        too_many ? "more than 64 candidates" : "out of memory");
+                free(gcopy);
+                rc = 1;
+                continue;
+            }
             c = (const char *const *)cands;
         }
         const double tensors = op == 3 ? 4.0 : op ? 3.0 : 2.0; /* bytes model as in the main table */
@@ -178,8 +196,10 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
         a.backward = op;
         for (int i = 0; i < n; ++i) {
             double t = time_candidate(env, &a, c[i]);
-            if (t <= 0.0)
+            if (t <= 0.0) { /* time_candidate said why; the run exits non-zero */
+                rc = 1;
                 continue;
+            }
             double frac = (tensors / 2.0) * copy_ms / t; /* copy moves 2 tensors' bytes */
             printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy\n", op_names[op], dname,
                    rows, cols, c[i], t, frac);
