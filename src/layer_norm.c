@@ -4,7 +4,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Forward and backward flags; the kernels define the same bits. */
 enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
@@ -351,13 +350,13 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     if (perm) /* the workspace holds the partial rows in permuted-lane order */
         reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    char dxb[48] = "";
+    char dxb[24] = "", nacc_local[32] = "";
     if (L.dxb)
         snprintf(dxb, sizeof dxb, " -DDXB=%u", L.dxb);
     if (L.acc_local)
-        snprintf(dxb + strlen(dxb), sizeof dxb - strlen(dxb), " -DNACC_LOCAL=%u", L.acc_local);
-    snprintf(options, sizeof options, "%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             dxb, L.pipe ? " -DPIPE" : "", L.prefetch ? " -DNV_PREFETCH" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
+        snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L.acc_local);
+    snprintf(options, sizeof options, "%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             dxb, nacc_local, L.pipe ? " -DPIPE" : "", L.prefetch ? " -DNV_PREFETCH" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
              ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx),
              ctx->info.pocl_x86 && vdr.present ? " -DCPU_PREFETCH" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
              token(&vdx), ctx->user_options ? ctx->user_options : "");

@@ -120,6 +120,13 @@ static bool dx16_long(const clnorm_op_params *op, bool backward, bool partials, 
 
 static bool pow2(unsigned long v) { return v && !(v & (v - 1)); }
 
+/* the 16-bit forward's exact fit: nv vectors in exactly d per item, a multiple of 32 items, at most
+ * cap of them (and the device's work-group limit) */
+static bool exact_fit(size_t nv, unsigned d, size_t cap, size_t max_wg)
+{
+    return d && nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= cap && nv / d <= max_wg;
+}
+
 clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
 {
     struct {
@@ -390,19 +397,18 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * 0.146 -> 0.164, 12288 as 192 x 8 0.188) */
         if (!backward && max_elem == 2 && op->fit16 && op->ncache && op->pipe && op->groups_per_cu &&
             cols >= op->pipe_cols && 2 * ((nv + tpr - 1) / tpr) <= op->ncache) {
-            for (unsigned d = op->fit16 < op->ncache ? op->fit16 : op->ncache; d > op->target16 && !fit; --d)
-                if (nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= op->fit16_tpr && nv / d <= max_wg) {
-                    tpr = nv / d;
-                    fit = true;
-                }
+            unsigned d = op->fit16 < op->ncache ? op->fit16 : op->ncache;
+            while (d > op->target16 && !exact_fit(nv, d, op->fit16_tpr, max_wg))
+                --d;
+            fit = d > op->target16;
             /* (then fit16_deep vectors in at most fit16_deep_tpr items: 8192 as 128 x 8, 0.145 ->
              * 0.141 ms; wider, 8 vectors lost: 12288 as 192 x 8 0.188, 16384 as 256 x 8 0.164) */
-            const unsigned d = op->fit16_deep;
-            if (!fit && d && d <= op->ncache && nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= op->fit16_deep_tpr &&
-                nv / d <= max_wg) {
-                tpr = nv / d;
+            if (!fit && op->fit16_deep <= op->ncache && exact_fit(nv, op->fit16_deep, op->fit16_deep_tpr, max_wg)) {
+                d = op->fit16_deep;
                 fit = true;
             }
+            if (fit)
+                tpr = nv / d;
         }
         /* ... unless that leaves the forward's row too long for the register cache: then up to the
          * device's work-group limit (a 32768-element fp32 row: 1024 items x 8 vectors) */
@@ -480,9 +486,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * gained nothing) */
     if (backward && partials && L.nacc && !L.ncache && has_dres && max_elem == 4 && op->acc_local_res &&
         op->acc_local_res < L.nacc) {
-        const size_t lbytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float) +
-                              (size_t)(L.tpr * L.rpw + (L.tpr * L.rpw + 31) / 32) * 2 * sizeof(float);
-        if (!ctx->info.local_mem || lbytes <= ctx->info.local_mem) {
+        const size_t acc_bytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float);
+        if (!ctx->info.local_mem || acc_bytes + red_bytes <= ctx->info.local_mem) {
             L.acc_local = op->acc_local_res;
             if (op->dxb_res)
                 L.dxb = op->dxb_res;
