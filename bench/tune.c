@@ -38,6 +38,9 @@ static const char *const BWD[] = {
     "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=0", "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=1",
     /* the twice-read fp32 rows with a residual gradient: sum vectors in local memory, on and off */
     "bwd_acc_local_res=0", "bwd_acc_local_res=1,bwd_dxb_res=3",
+    /* groups per compute unit of the cached all-16-bit calls with dweight/dbias (without and with the
+     * residual gradient): the table's, and one more each */
+    "bwd_groups16=2,bwd_groups16_res=1", "bwd_groups16=3,bwd_groups16_res=2",
 };
 
 typedef struct tune_arg {
@@ -63,14 +66,26 @@ static int rep(void *p, cl_event *last)
     return st;
 }
 
-/* Median ms of op under CLNORM_TUNE=cand, or a negative value when it failed. */
-static double time_candidate(const bench_env *env, tune_arg *a, const char *cand)
+/* Median ms of op under CLNORM_TUNE=cand, or a negative value when it failed; plan gets the
+ * launch shape the candidate gives the op (clnorm_launch_plan), so the printed line says which
+ * layout was timed. */
+static double time_candidate(const bench_env *env, tune_arg *a, const char *cand, clnorm_launch_info *plan)
 {
     setenv("CLNORM_TUNE", cand, 1);
     clnorm_status st = clnorm_context_create_from_queue(env->queue, &a->ctx);
     unsetenv("CLNORM_TUNE");
     if (st != CLNORM_SUCCESS) {
         fprintf(stderr, "clnorm-bench --tune: %s: %s\n", cand, clnorm_context_last_error(NULL));
+        return -1.0;
+    }
+    /* op 1: with dweight/dbias; 2: without (dx only); 3: with them and the residual gradient */
+    const int pb = a->backward == 2 ? CLNORM_PLAN_BACKWARD_DX : a->backward == 3 ? 1 | CLNORM_PLAN_BACKWARD_RES
+                                                                                 : a->backward;
+    st = clnorm_launch_plan(a->ctx, pb, a->rows, a->cols, a->x.dtype, plan);
+    if (st != CLNORM_SUCCESS) {
+        fprintf(stderr, "clnorm-bench --tune: %s: plan: %s\n", cand, clnorm_context_last_error(a->ctx));
+        clnorm_context_release(a->ctx);
+        a->ctx = NULL;
         return -1.0;
     }
     double *ms = calloc((size_t)env->reps, sizeof *ms), med = -1.0;
@@ -195,14 +210,21 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
         int bi = -1;
         a.backward = op;
         for (int i = 0; i < n; ++i) {
-            double t = time_candidate(env, &a, c[i]);
+            clnorm_launch_info p = {0};
+            double t = time_candidate(env, &a, c[i], &p);
             if (t <= 0.0) { /* time_candidate said why; the run exits non-zero */
                 rc = 1;
                 continue;
             }
             double frac = (tensors / 2.0) * copy_ms / t; /* copy moves 2 tensors' bytes */
-            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy\n", op_names[op], dname,
-                   rows, cols, c[i], t, frac);
+            /* the plan: items per row x vectors cached (c) or summed in registers (a), row slots,
+             * rows per item, groups, and the pipelined / as-stored / local-sum flags */
+            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s]\n",
+                   op_names[op], dname, rows, cols, c[i], t, frac, p.items_per_row,
+                   p.register_cache ? p.register_cache : p.register_accumulators,
+                   p.register_cache ? "c" : p.register_accumulators ? "a" : "s", p.rows_per_group, p.rows_per_item,
+                   p.work_groups, p.pipelined ? " pipe" : "", p.raw_cache ? " raw" : "",
+                   p.local_accumulators ? " lacc" : "");
             if (frac > best) {
                 best = frac;
                 bi = i;

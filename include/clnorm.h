@@ -105,7 +105,11 @@
  *     registers and row not cached: this many of each item's dweight and of its dbias sum vectors
  *     in local memory instead, where fewer than all of them and local memory holds them; 0 =
  *     none, else up to 16), `bwd_dxb_res` (the batches of those calls where `bwd_acc_local_res`
- *     applies, instead of `bwd_dxb`; 0 = `bwd_dxb`) and
+ *     applies, instead of `bwd_dxb`; 0 = `bwd_dxb`), `bwd_groups16` and `bwd_groups16_res`
+ *     (all-16-bit calls with dweight/dbias whose row is cached, without and with a residual
+ *     gradient: persistent work-groups per compute unit, counted in groups of `bwd_wg` items as
+ *     `bwd_groups` is, instead of `bwd_groups`, for kernels whose registers leave room for fewer;
+ *     0 = `bwd_groups`, else up to 64) and
  *     `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
  *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them

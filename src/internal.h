@@ -117,6 +117,10 @@ typedef struct clnorm_op_params {
                                (NACC_LOCAL), where local memory holds them (0: none) */
     unsigned dxb_res;       /* the same calls, where acc_local_res applies: dx's second read in
                                batches of this many vectors instead of dxb (0: dxb) */
+    unsigned groups16;      /* backward, all-16-bit calls with dweight/dbias whose row is cached:
+                               persistent groups per compute unit (as groups_per_cu) instead,
+                               where their registers leave room for fewer (0: groups_per_cu) */
+    unsigned groups16_res;  /* the same with a residual gradient (0: groups_per_cu) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

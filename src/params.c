@@ -46,14 +46,15 @@ static const clnorm_device_params table[] = {
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
      *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16
-     *             fit16 fit16_tpr fit16_deep fit16_deep_tpr raw16_vecs acc_local_res dxb_res}
+     *             fit16 fit16_tpr fit16_deep fit16_deep_tpr raw16_vecs acc_local_res dxb_res groups16
+     *             groups16_res}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1}, 64 * MiB, false, false, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -68,10 +69,10 @@ static const clnorm_device_params table[] = {
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
      * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -163,6 +164,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_fit16_deep", &p->fwd.fit16_deep, 0, 16, false},
         {"fwd_fit16_deep_tpr", &p->fwd.fit16_deep_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
         {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
+        {"bwd_groups16", &p->bwd.groups16, 0, 64, false}, {"bwd_groups16_res", &p->bwd.groups16_res, 0, 64, false},
     };
     const char *s = spec;
     while (*s) {
@@ -507,7 +509,17 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * whole groups per compute unit: a persistent grid larger than what the device holds at once
      * runs its last groups in a second wave (cols 768 on the H200: 5.33 groups of 192 items per
      * compute unit gave 0.58 of the copy, 4 gave 0.75). */
-    size_t per_cu = (size_t)op->groups_per_cu * op->wg / ((size_t)tpr * rpw);
+    /* ... and in all-16-bit calls with dweight/dbias whose row is cached, groups16 (groups16_res
+     * with a residual gradient) instead where set: their kernels take so many registers that fewer
+     * groups fit a compute unit than groups_per_cu asks for, and the rest ran as a second wave
+     * (the H200: 120 registers without the residual gradient, 2 groups of 256 items fit; 225 with
+     * it and 2 rows per item, 1 fits; bf16, ms, table -> 2 / 1: cols 64 0.303 -> 0.249, with the
+     * residual 0.511 -> 0.320; 1024 0.210 -> 0.206, 0.272 -> 0.263; 4096 0.216 -> 0.209, 0.278
+     * -> 0.265; 8192, 512-item groups, 0.223 -> 0.213, 0.276 -> 0.267) */
+    unsigned gpc = op->groups_per_cu;
+    if (backward && partials && max_elem == 2 && L.ncache && (has_dres ? op->groups16_res : op->groups16))
+        gpc = has_dres ? op->groups16_res : op->groups16;
+    size_t per_cu = (size_t)gpc * op->wg / ((size_t)tpr * rpw);
     /* the twice-read backward holds one group per compute unit where its sums fill half the
      * register file: more groups only run in waves, each writing a partial row (the H200 at cols
      * 16384, 2 groups of 512 items per compute unit -> 1: fp32 0.608 -> 0.597 ms, bf16 0.329 ->

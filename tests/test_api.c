@@ -765,6 +765,43 @@ START_TEST(plan_acc_groups_cap)
 }
 END_TEST
 
+/* groups16 / groups16_res: the persistent grid of cached all-16-bit calls with dweight/dbias (and
+ * with a residual gradient) takes that many groups per compute unit of the table's size; other
+ * calls keep groups_per_cu */
+START_TEST(plan_groups16_rule)
+{
+    if (!groups_of_at_least(1024, "plan_groups16_rule"))
+        return;
+    cl_uint cus = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL));
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_rpi16=1,bwd_rpi16_res=1,bwd_fill16=0,"
+                       "bwd_acc_groups=0,bwd_pipe=0";
+    clnorm_context *a = gpu_context_with_tune(base), *b = gpu_context_with_tune2(base, "bwd_groups16=2,bwd_groups16_res=1");
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    /* bf16 at cols 4096: 512 vectors of 8, 256 items x 2 cached, one row a group */
+    clnorm_launch_info La = plan_of(a, 1, 4096, CLNORM_BF16), Lb = plan_of(b, 1, 4096, CLNORM_BF16);
+    ck_assert(La.register_cache == 2 && La.work_group_size == 256 && Lb.register_cache == 2);
+    ck_assert_uint_eq(La.work_groups, 4 * cus);
+    ck_assert_uint_eq(Lb.work_groups, 2 * cus);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_BF16).work_groups, 4 * cus);
+    ck_assert_uint_eq(plan_of(b, 1 | RES, 4096, CLNORM_BF16).work_groups, cus);
+    /* bf16 at cols 8192: 512-item groups, half as many (the residual gradient's: at least one) */
+    ck_assert_uint_eq(plan_of(b, 1, 8192, CLNORM_BF16).work_group_size, 512);
+    ck_assert_uint_eq(plan_of(b, 1, 8192, CLNORM_BF16).work_groups, cus);
+    ck_assert_uint_eq(plan_of(b, 1 | RES, 8192, CLNORM_BF16).work_groups, cus);
+    /* not: fp32, dx-only calls, rows not cached (bf16 at 65536: 8192 vectors, 16 per item) */
+    ck_assert_uint_eq(plan_of(b, 1, 4096, CLNORM_F32).work_groups, plan_of(a, 1, 4096, CLNORM_F32).work_groups);
+    ck_assert_uint_eq(plan_of(b, DX, 4096, CLNORM_BF16).work_groups, plan_of(a, DX, 4096, CLNORM_BF16).work_groups);
+    ck_assert_uint_eq(plan_of(b, DX | RES, 4096, CLNORM_BF16).work_groups,
+                      plan_of(a, DX | RES, 4096, CLNORM_BF16).work_groups);
+    ck_assert_uint_eq(plan_of(b, 1, 65536, CLNORM_BF16).register_cache, 0);
+    ck_assert_uint_eq(plan_of(b, 1, 65536, CLNORM_BF16).work_groups, plan_of(a, 1, 65536, CLNORM_BF16).work_groups);
+    clnorm_context_release(a);
+    clnorm_context_release(b);
+}
+END_TEST
+
 /* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
  * cached), by element width; a dx-only call whose row is not cached keeps the loop */
 START_TEST(plan_reread_batch_rule)
@@ -815,6 +852,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_groups_cap);
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
+    tcase_add_test(tc, plan_groups16_rule);
     suite_add_tcase(s, tc);
     return s;
 }
