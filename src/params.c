@@ -40,7 +40,11 @@
  * 0.159 -> 0.136 / 0.136 / 0.141 / 0.139 ms; 8192 as 128 x 8: 0.146 -> 0.142), 1024-item 16-bit
  * forward rows, as stored where fp32 would not fit (20480 / 32768 / 65536: 0.198 / 0.196 / 0.308
  * -> 0.144 / 0.164 / 0.192), one sum vector per item in local memory and batches of 3 for fp32
- * twice-read calls with a residual gradient (cols 16384: 0.751 -> 0.715). */
+ * twice-read calls with a residual gradient (cols 16384: 0.751 -> 0.715). Session 10: 2 (with a
+ * residual gradient 1) persistent groups per compute unit for cached all-16-bit calls with
+ * dweight/dbias, what their registers let run at once (bf16 cols 64 / 4096 / 8192: 0.301 / 0.216
+ * / 0.221 -> 0.249 / 0.209 / 0.214 ms, with the residual 0.510 / 0.279 / 0.276 -> 0.322 / 0.265 /
+ * 0.266). */
 static const clnorm_device_params table[] = {
     /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
      *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
