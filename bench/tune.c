@@ -39,7 +39,7 @@ static const char *const BWD[] = {
     /* the twice-read fp32 rows with a residual gradient: sum vectors in local memory, on and off */
     "bwd_acc_local_res=0", "bwd_acc_local_res=1,bwd_dxb_res=3",
     /* groups per compute unit of the cached all-16-bit calls with dweight/dbias (without and with the
-     * residual gradient): the table's, and one more each */
+     * residual gradient): the NVIDIA row's, and one more each */
     "bwd_groups16=2,bwd_groups16_res=1", "bwd_groups16=3,bwd_groups16_res=2",
 };
 

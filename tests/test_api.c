@@ -373,6 +373,15 @@ static bool groups_of_at_least(size_t n, const char *test)
     return max_wg >= n;
 }
 
+/* The compute units of ctx's device: the persistent grids are counted in groups per unit */
+static size_t compute_units(const clnorm_context *ctx)
+{
+    cl_uint cus = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL));
+    ck_assert_uint_gt(cus, 0);
+    return cus;
+}
+
 /* A context with the GPU table row and CLNORM_TUNE = tune (the environment is restored) */
 static clnorm_context *gpu_context_with_tune(const char *tune)
 {
@@ -494,15 +503,14 @@ START_TEST(plan_rules_nvidia_layouts)
     ck_assert(L.items_per_row == 128 && L.register_cache == 3);
     /* the forward: pipelined on a persistent grid of 4 x 128 items per compute unit for all-16-bit
      * rows from 5120 on whose two register sets fit 8 vectors; one group per row block otherwise */
-    cl_uint cus = 0;
-    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL));
+    const size_t cus = compute_units(ctx);
     L = plan_of(ctx, 0, 8192, CLNORM_BF16); /* 1024 vectors: 256 items x 4, 2 groups per unit */
     ck_assert(L.pipelined == 1 && L.raw_cache == 0 && L.items_per_row == 256 && L.register_cache == 4 &&
-              L.work_groups == 2 * (size_t)cus);
+              L.work_groups == 2 * cus);
     L = plan_of(ctx, 0, 5120, CLNORM_F16); /* 160 items x 4: 3 groups per unit */
-    ck_assert(L.pipelined == 1 && L.items_per_row == 160 && L.work_groups == 3 * (size_t)cus);
+    ck_assert(L.pipelined == 1 && L.items_per_row == 160 && L.work_groups == 3 * cus);
     L = plan_of(ctx, 0, 16384, CLNORM_BF16);
-    ck_assert(L.pipelined == 1 && L.items_per_row == 512 && L.work_groups == (size_t)cus);
+    ck_assert(L.pipelined == 1 && L.items_per_row == 512 && L.work_groups == cus);
     L = plan_of(ctx, 0, 4096, CLNORM_BF16); /* below pipe_cols: 4096 rows, one group each */
     ck_assert(L.pipelined == 0 && L.items_per_row == 128 && L.work_groups == 4096);
     L = plan_of(ctx, 0, 32768, CLNORM_BF16); /* 512 x 8: two sets would not fit */
@@ -772,8 +780,7 @@ START_TEST(plan_groups16_rule)
 {
     if (!groups_of_at_least(1024, "plan_groups16_rule"))
         return;
-    cl_uint cus = 0;
-    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL));
+    const size_t cus = compute_units(test_context());
     const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
                        "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_rpi16=1,bwd_rpi16_res=1,bwd_fill16=0,"
                        "bwd_acc_groups=0,bwd_pipe=0";
