@@ -30,10 +30,20 @@ clnorm_context *test_context(void)
 /* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
  * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
  * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item,
- * local_accumulators), launch plans
+ * local_accumulators, groups_per_cu: work_groups / the device's compute units), launch plans
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
  * repeating another suite. */
+/* the test device's compute units (persistent grids are counted in groups per unit) */
+static size_t compute_units(void)
+{
+    cl_uint cus = 0;
+    ck_assert_int_eq(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus,
+                                     &cus, NULL), CL_SUCCESS);
+    ck_assert_uint_gt(cus, 0);
+    return cus;
+}
+
 START_TEST(plan_matches_variant)
 {
     const char *env = getenv("CLNORM_TEST_EXPECT_PLAN");
@@ -69,7 +79,9 @@ START_TEST(plan_matches_variant)
                                  : !strcmp(name, "register_cache") ? L.register_cache
                                  : !strcmp(name, "reread_batch")   ? L.reread_batch
                                  : !strcmp(name, "rows_per_item")  ? L.rows_per_item
-                                 : !strcmp(name, "local_accumulators") ? L.local_accumulators : ~0u;
+                                 : !strcmp(name, "local_accumulators") ? L.local_accumulators
+                                 : !strcmp(name, "groups_per_cu")      ? (unsigned)(L.work_groups / compute_units())
+                                                                       : ~0u;
             ck_assert_msg(got != ~0u, "unknown field \"%s\" in \"%s\"", name, p);
             ck_assert_msg(got == want, "plan %s: %s is %u, the variant expects %u", p, name, got, want);
             f += m;
