@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Forward and backward flags; the kernels define the same bits. */
 enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
@@ -12,18 +13,56 @@ enum { RED_DWEIGHT = 1, RED_DBIAS = 2 };
 
 typedef struct {
     cl_kernel k;
+    clnorm_program_entry *e; /* the kernel's entry: the values its arguments were last set to */
     cl_uint next;
     cl_int err;
 } arg_list;
 
+/* Sets argument a->next, always (buffers: see clnorm_program_entry). */
 static void arg(arg_list *a, size_t size, const void *value)
 {
-    if (a->err == CL_SUCCESS)
+    if (a->err == CL_SUCCESS) {
         a->err = clSetKernelArg(a->k, a->next, size, value);
+        if (a->next < CLNORM_MAX_KERNEL_ARGS)
+            a->e->arg_size[a->next] = 0;
+    }
     a->next++;
 }
-static void arg_u64(arg_list *a, size_t v) { cl_ulong u = v; arg(a, sizeof u, &u); }
-static void arg_u32(arg_list *a, unsigned v) { cl_uint u = v; arg(a, sizeof u, &u); }
+/* A by-value argument of size <= 8 (local: a local buffer of that many bytes, value NULL), set only
+ * when it differs from what the kernel holds. */
+static void arg_cached(arg_list *a, size_t size, const void *value, bool local, uint64_t v)
+{
+    const cl_uint i = a->next;
+    clnorm_program_entry *e = a->e;
+    if (a->err != CL_SUCCESS || i >= CLNORM_MAX_KERNEL_ARGS) {
+        arg(a, size, value);
+        return;
+    }
+    a->next++;
+    if (e->arg_size[i] == size && e->arg_local[i] == local && e->arg_value[i] == v)
+        return;
+    a->err = clSetKernelArg(a->k, i, size, value);
+    e->arg_size[i] = a->err == CL_SUCCESS ? (uint8_t)size : 0;
+    e->arg_local[i] = local;
+    e->arg_value[i] = v;
+}
+static void arg_u64(arg_list *a, size_t v)
+{
+    cl_ulong u = v;
+    arg_cached(a, sizeof u, &u, false, u);
+}
+static void arg_u32(arg_list *a, unsigned v)
+{
+    cl_uint u = v;
+    arg_cached(a, sizeof u, &u, false, u);
+}
+static void arg_f32(arg_list *a, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    arg_cached(a, sizeof v, &v, false, bits);
+}
+static void arg_local_bytes(arg_list *a, size_t bytes) { arg_cached(a, bytes, NULL, true, bytes); }
 static void arg_mem(arg_list *a, const clnorm_view *v)
 {
     cl_mem m = v->present ? v->mem : NULL; /* NULL buffer arguments are allowed by OpenCL */
@@ -36,6 +75,27 @@ static void arg_view(arg_list *a, const clnorm_view *v, bool matrix)
     arg_u64(a, v->present ? v->offset : 0);
     if (matrix)
         arg_u64(a, v->present ? v->stride : 0);
+}
+
+/* The entry of the variant with this key, building its options (build(ctx, opt_arg, buffer)) and
+ * the program only the first time the context sees the key. Lock held. */
+typedef void (*options_fn)(const clnorm_context *ctx, const void *opt_arg, char *buf, size_t n);
+static clnorm_status variant(clnorm_context *ctx, clnorm_kernel_id id, const clnorm_variant_key *key, options_fn build,
+                             const void *opt_arg, size_t *index)
+{
+    size_t i = clnorm__variant_find(ctx, key);
+    if (i != SIZE_MAX) {
+        *index = i;
+        return CLNORM_SUCCESS;
+    }
+    char options[1024];
+    build(ctx, opt_arg, options, sizeof options);
+    clnorm_status st = clnorm__get_program(ctx, id, options, &i);
+    if (st == CLNORM_SUCCESS)
+        st = clnorm__variant_add(ctx, key, i);
+    if (st == CLNORM_SUCCESS)
+        *index = i;
+    return st;
 }
 
 static const char *token(const clnorm_view *v) { return v->present ? clnorm__dtype_token(v->dtype) : "f32"; }
@@ -100,6 +160,32 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
              zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "");
 }
 
+/* dtype code of a view in a variant key: what token() names it */
+static uint32_t dtype_code(const clnorm_view *v) { return v->present ? (uint32_t)v->dtype : (uint32_t)CLNORM_F32; }
+
+/* The key fields of a launch plan and the per-call modes shape_options() and the op's options use. */
+enum {
+    KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
+    KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
+    KEY_DRES = 1u << 10
+};
+static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
+{
+    memset(k, 0, sizeof *k);
+    k->v[0] = (uint32_t)id;
+    k->v[1] = L->vec;
+    k->v[2] = L->tpr;
+    k->v[3] = L->rpw;
+    k->v[4] = L->ncache;
+    k->v[5] = L->nacc;
+    k->v[6] = L->rpi;
+    k->v[7] = (L->raw ? KEY_RAW : 0) | (L->pipe ? KEY_PIPE : 0) | (L->persistent ? KEY_PERSISTENT : 0) |
+              (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) |
+              (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
+    k->v[8] = L->dxb;
+    k->v[9] = L->acc_local;
+}
+
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
 static clnorm_status wait_list(clnorm_context *ctx, cl_uint n, const cl_event *list, cl_event extra,
                                cl_uint *out_n, const cl_event **out_list)
@@ -154,6 +240,26 @@ static clnorm_status begin_call(clnorm_context *ctx, size_t cols, cl_uint n, con
     return CLNORM_SUCCESS;
 }
 
+/* The forward's options from what its key holds. */
+typedef struct {
+    const clnorm_launch *L;
+    bool perm, x86;
+    const char *nt;
+    const clnorm_view *x, *y, *w, *b;
+} fwd_options_arg;
+static void forward_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
+{
+    const fwd_options_arg *o = arg_;
+    const clnorm_launch *L = o->L;
+    char shape[160];
+    shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
+    /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
+     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
+    snprintf(buf, n, "%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, L->local_row ? " -DLOCAL_ROW" : "",
+             L->pipe ? " -DPIPE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
+             token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "");
+}
+
 clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,
                                         const clnorm_matrix *x, const clnorm_vector *weight, const clnorm_vector *bias,
                                         const clnorm_matrix *y, const clnorm_vector *mean, const clnorm_vector *rstd,
@@ -183,27 +289,30 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
     if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
-    char shape[160], options[1024];
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
-    shape_options(ctx, shape, sizeof shape, &L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4));
-    /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
-     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    snprintf(options, sizeof options, "%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape,
-             L.local_row ? " -DLOCAL_ROW" : "", L.pipe ? " -DPIPE" : "",
-             L.persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "",
-             L.persistent ? nt_option(ctx, rows, cols, &vy) : "", token(&vx), token(&vy), token(&vw), token(&vb),
-             ctx->user_options ? ctx->user_options : "");
+    const fwd_options_arg oa = {&L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4),
+                                L.persistent ? nt_option(ctx, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};
+    clnorm_variant_key key;
+    plan_key(&key, CLNORM_K_FORWARD, &L, oa.perm, oa.x86);
+    key.v[7] |= *oa.nt ? KEY_NT : 0;
+    key.v[10] = dtype_code(&vx);
+    key.v[11] = dtype_code(&vy);
+    key.v[12] = dtype_code(&vw);
+    key.v[13] = dtype_code(&vb);
     const unsigned flags = (vw.present ? FWD_WEIGHT : 0) | (vb.present ? FWD_BIAS : 0) | (vm.present ? FWD_MEAN : 0) |
                            (vr.present ? FWD_RSTD : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
 
     pthread_mutex_lock(&ctx->lock);
     arg_list a = {0};
-    st = clnorm__get_kernel(ctx, CLNORM_K_FORWARD, options, &a.k);
+    size_t pi = 0;
+    st = variant(ctx, CLNORM_K_FORWARD, &key, forward_options, &oa, &pi);
     if (st == CLNORM_SUCCESS) {
+        a.e = &ctx->programs[pi];
+        a.k = a.e->kernel;
         arg_u64(&a, rows);
         arg_u64(&a, cols);
-        arg(&a, sizeof eps, &eps);
+        arg_f32(&a, eps);
         arg_u32(&a, flags);
         arg_view(&a, &vx, true);
         arg_view(&a, &vw, false);
@@ -212,7 +321,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
         arg_view(&a, &vm, false);
         arg_view(&a, &vr, false);
         if (L.local_row) /* weight, bias and the row in fp32 */
-            arg(&a, 3 * cols * sizeof(float), NULL);
+            arg_local_bytes(&a, 3 * cols * sizeof(float));
         if (a.err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clSetKernelArg (forward)", a.err);
     }
@@ -254,15 +363,55 @@ static clnorm_status ensure_workspace(clnorm_context *ctx, size_t bytes)
 }
 
 /* The final reduction's options: RL lanes per column; perm_vec > 0 when the partial rows are stored
- * in permuted-lane order in vectors of perm_vec. */
-static void reduce_options(const clnorm_context *ctx, char *buf, size_t n, size_t rl, unsigned perm_vec,
-                           const clnorm_view *dw, const clnorm_view *db)
+ * in permuted-lane order in vectors of perm_vec. Its key: v[1] = RL, v[2] = perm_vec, v[10..11] the
+ * dtypes. */
+typedef struct {
+    size_t rl;
+    unsigned perm_vec;
+    const clnorm_view *dw, *db;
+} red_options_arg;
+static void reduce_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
 {
+    const red_options_arg *o = arg_;
     char perm[32] = "";
-    if (perm_vec)
-        snprintf(perm, sizeof perm, " -DPERM_VEC=%u", perm_vec);
-    snprintf(buf, n, "-cl-std=CL1.2 -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s", rl, perm, token(dw), token(db),
+    if (o->perm_vec)
+        snprintf(perm, sizeof perm, " -DPERM_VEC=%u", o->perm_vec);
+    snprintf(buf, n, "-cl-std=CL1.2 -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s", o->rl, perm, token(o->dw), token(o->db),
              ctx->user_options ? ctx->user_options : "");
+}
+static void reduce_key(clnorm_variant_key *k, const red_options_arg *o)
+{
+    memset(k, 0, sizeof *k);
+    k->v[0] = CLNORM_K_REDUCE;
+    k->v[1] = (uint32_t)o->rl;
+    k->v[2] = o->perm_vec;
+    k->v[10] = dtype_code(o->dw);
+    k->v[11] = dtype_code(o->db);
+}
+
+/* The backward's options from what its key holds. */
+typedef struct {
+    const clnorm_launch *L;
+    bool perm, x86, partials, dres;
+    const char *nt;
+    const clnorm_view *dy, *x, *w, *dr, *dx;
+} bwd_options_arg;
+static void backward_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
+{
+    const bwd_options_arg *o = arg_;
+    const clnorm_launch *L = o->L;
+    char shape[160], dxb[24] = "", nacc_local[32] = "";
+    shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
+    if (L->dxb)
+        snprintf(dxb, sizeof dxb, " -DDXB=%u", L->dxb);
+    if (L->acc_local)
+        snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
+    /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
+    snprintf(buf, n, "%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape, dxb,
+             nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
+             L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
+             ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials ? 1 : 0, token(o->dy), token(o->x),
+             token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "");
 }
 
 /* Sets the final reduction's arguments. */
@@ -310,8 +459,9 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     size_t rl = ctx->params->red_lanes;
     while (rl > 1 && 32 * rl > ctx->info.max_work_group)
         rl /= 2;
-    char red_options[256];
-    reduce_options(ctx, red_options, sizeof red_options, rl, 0, &vdw, &vdb);
+    red_options_arg ro = {rl, 0, &vdw, &vdb};
+    clnorm_variant_key rkey;
+    reduce_key(&rkey, &ro);
     const size_t red_local = 32 * rl, red_global = (cols + 31) / 32 * red_local;
 
     if (rows == 0) {
@@ -320,8 +470,11 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         /* zero partial rows: the reduction writes zeros */
         pthread_mutex_lock(&ctx->lock);
         arg_list a = {0};
-        st = clnorm__get_kernel(ctx, CLNORM_K_REDUCE, red_options, &a.k);
+        size_t ri = 0;
+        st = variant(ctx, CLNORM_K_REDUCE, &rkey, reduce_options, &ro, &ri);
         if (st == CLNORM_SUCCESS) {
+            a.e = &ctx->programs[ri];
+            a.k = a.e->kernel;
             reduce_args(&a, cols, NULL, rflags, NULL, &vdw, &vdb);
             if (a.err != CL_SUCCESS)
                 st = enqueue_failed(ctx, "clSetKernelArg (reduce)", a.err);
@@ -343,35 +496,41 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
                             (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
     const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me);
-    char shape[160], options[1024];
     const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
-    const bool perm = lane_perm(ctx, &L, bwd_views, 5);
-    shape_options(ctx, shape, sizeof shape, &L, perm, x86_bf16(ctx, &L, bwd_views, 5));
-    if (perm) /* the workspace holds the partial rows in permuted-lane order */
-        reduce_options(ctx, red_options, sizeof red_options, rl, L.vec, &vdw, &vdb);
-    /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    char dxb[24] = "", nacc_local[32] = "";
-    if (L.dxb)
-        snprintf(dxb, sizeof dxb, " -DDXB=%u", L.dxb);
-    if (L.acc_local)
-        snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L.acc_local);
-    snprintf(options, sizeof options, "%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             dxb, nacc_local, L.pipe ? " -DPIPE" : "", L.prefetch ? " -DNV_PREFETCH" : "", L.dr_early && vdr.present ? " -DDR_EARLY" : "",
-             ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", nt_option(ctx, rows, cols, &vdx),
-             ctx->info.pocl_x86 && vdr.present ? " -DCPU_PREFETCH" : "", partials ? 1 : 0, token(&vdy), token(&vx), token(&vw), token(&vdr),
-             token(&vdx), ctx->user_options ? ctx->user_options : "");
+    const bwd_options_arg oa = {&L, lane_perm(ctx, &L, bwd_views, 5), x86_bf16(ctx, &L, bwd_views, 5), partials,
+                                vdr.present, nt_option(ctx, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};
+    clnorm_variant_key key;
+    plan_key(&key, CLNORM_K_BACKWARD, &L, oa.perm, oa.x86);
+    key.v[7] |= (*oa.nt ? KEY_NT : 0) | (partials ? KEY_PARTIALS : 0) | (vdr.present ? KEY_DRES : 0);
+    key.v[10] = dtype_code(&vdy);
+    key.v[11] = dtype_code(&vx);
+    key.v[12] = dtype_code(&vw);
+    key.v[13] = dtype_code(&vdr);
+    key.v[14] = dtype_code(&vdx);
+    if (oa.perm) { /* the workspace holds the partial rows in permuted-lane order */
+        ro.perm_vec = L.vec;
+        reduce_key(&rkey, &ro);
+    }
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
     const size_t nparts = L.groups * L.rpw;
 
     pthread_mutex_lock(&ctx->lock);
     arg_list a = {0}, r = {0};
-    st = clnorm__get_kernel(ctx, CLNORM_K_BACKWARD, options, &a.k);
+    size_t bi = 0, ri = 0;
+    st = variant(ctx, CLNORM_K_BACKWARD, &key, backward_options, &oa, &bi);
     if (st == CLNORM_SUCCESS && partials)
-        st = clnorm__get_kernel(ctx, CLNORM_K_REDUCE, red_options, &r.k);
+        st = variant(ctx, CLNORM_K_REDUCE, &rkey, reduce_options, &ro, &ri);
     if (st == CLNORM_SUCCESS && partials)
         st = ensure_workspace(ctx, 2 * nparts * cols * sizeof(float));
     if (st == CLNORM_SUCCESS) {
+        /* pointers only now: a second program built above may have moved the array */
+        a.e = &ctx->programs[bi];
+        a.k = a.e->kernel;
+        if (partials) {
+            r.e = &ctx->programs[ri];
+            r.k = r.e->kernel;
+        }
         cl_mem part = partials ? ctx->workspace : NULL;
         arg_u64(&a, rows);
         arg_u64(&a, cols);

@@ -93,11 +93,11 @@ static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char 
     return CLNORM_SUCCESS;
 }
 
-clnorm_status clnorm__get_kernel(clnorm_context *ctx, clnorm_kernel_id id, const char *options, cl_kernel *kernel)
+clnorm_status clnorm__get_program(clnorm_context *ctx, clnorm_kernel_id id, const char *options, size_t *index)
 {
     for (size_t i = 0; i < ctx->nprograms; ++i)
         if (ctx->programs[i].id == id && strcmp(ctx->programs[i].options, options) == 0) {
-            *kernel = ctx->programs[i].kernel;
+            *index = i;
             return CLNORM_SUCCESS;
         }
     if (ctx->nprograms == ctx->cap_programs) {
@@ -109,6 +109,7 @@ clnorm_status clnorm__get_kernel(clnorm_context *ctx, clnorm_kernel_id id, const
         ctx->cap_programs = cap;
     }
     clnorm_program_entry e;
+    memset(&e, 0, sizeof e);
     e.options = strdup(options);
     if (!e.options)
         return clnorm__fail(ctx, CLNORM_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -117,8 +118,37 @@ clnorm_status clnorm__get_kernel(clnorm_context *ctx, clnorm_kernel_id id, const
         free(e.options);
         return st;
     }
+    *index = ctx->nprograms;
     ctx->programs[ctx->nprograms++] = e;
-    *kernel = e.kernel;
+    return CLNORM_SUCCESS;
+}
+
+struct clnorm_variant_memo {
+    clnorm_variant_key key;
+    size_t index;
+};
+
+size_t clnorm__variant_find(const clnorm_context *ctx, const clnorm_variant_key *key)
+{
+    for (size_t i = 0; i < ctx->nvariants; ++i)
+        if (memcmp(&ctx->variants[i].key, key, sizeof *key) == 0)
+            return ctx->variants[i].index;
+    return SIZE_MAX;
+}
+
+clnorm_status clnorm__variant_add(clnorm_context *ctx, const clnorm_variant_key *key, size_t index)
+{
+    if (ctx->nvariants == ctx->cap_variants) {
+        size_t cap = ctx->cap_variants ? 2 * ctx->cap_variants : 16;
+        struct clnorm_variant_memo *p = realloc(ctx->variants, cap * sizeof *p);
+        if (!p)
+            return clnorm__fail(ctx, CLNORM_OUT_OF_HOST_MEMORY, "out of host memory");
+        ctx->variants = p;
+        ctx->cap_variants = cap;
+    }
+    ctx->variants[ctx->nvariants].key = *key;
+    ctx->variants[ctx->nvariants].index = index;
+    ctx->nvariants++;
     return CLNORM_SUCCESS;
 }
 
@@ -132,4 +162,7 @@ void clnorm__release_programs(clnorm_context *ctx)
     free(ctx->programs);
     ctx->programs = NULL;
     ctx->nprograms = ctx->cap_programs = 0;
+    free(ctx->variants);
+    ctx->variants = NULL;
+    ctx->nvariants = ctx->cap_variants = 0;
 }

@@ -834,6 +834,37 @@ START_TEST(plan_reread_batch_rule)
 }
 END_TEST
 
+/* A kernel variant is looked up by its key, and its by-value arguments are set only when they
+ * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
+ * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
+ * given) or freshly created buffers must each run with their own values. Each pass runs the cases
+ * in turn, so that every argument changes between consecutive calls; the second pass builds no
+ * program (the variants' keys are known). Every result is checked against the float64 reference. */
+START_TEST(variant_args_follow_calls)
+{
+    clnorm_context *ctx = test_context();
+    static const int layouts[] = {LAY_DENSE, LAY_PAD_ALIGNED, LAY_DENSE_OFFSET, LAY_SHARED};
+    static const float eps[] = {1e-5f, 0.25f, 0.0f, 3.0f};
+    size_t programs = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < 4; ++i) {
+            case_cfg c = case_basic(5 + 4 * (size_t)i, 256, _i ? CLNORM_BF16 : CLNORM_F32, CLNORM_F32,
+                                    i % 2 ? AFF_WB : AFF_W, layouts[i], 0x7a11u + (uint64_t)(4 * pass + i));
+            c.eps = eps[i];
+            c.stats = i % 2 ? STATS_BOTH : STATS_MEAN;
+            run_forward_case(ctx, &c);
+            c.affine = i % 2 ? AFF_WB : AFF_B;
+            c.residual = i % 2 ? RES_SEPARATE : RES_NONE;
+            run_backward_case(ctx, &c);
+        }
+        if (pass == 0)
+            programs = clnorm_context_program_count(ctx);
+        else
+            ck_assert_uint_eq(clnorm_context_program_count(ctx), programs);
+    }
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
     Suite *s = suite_create("api");
@@ -860,6 +891,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_groups16_rule);
+    tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
