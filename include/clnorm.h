@@ -457,6 +457,11 @@ typedef struct clnorm_launch_info {
                                          dbias) live in local memory instead, freeing registers
                                          for deeper second-read batches; 0 elsewhere (0.7
                                          appended this field) */
+    unsigned local_row;             /**< forward: 1 when each item converts weight, bias and its row
+                                         to fp32 once into local memory (one item per row, every
+                                         tensor 16-bit, 3 * cols floats within the table's
+                                         `local_row_kib`: the CPU row); 0 elsewhere (0.8 appended
+                                         this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

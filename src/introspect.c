@@ -43,6 +43,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->residual_early = L.dr_early && dres;
     info->reread_batch = L.dxb;
     info->local_accumulators = L.acc_local;
+    info->local_row = L.local_row;
     return CLNORM_SUCCESS;
 }
 

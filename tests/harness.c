@@ -30,7 +30,7 @@ clnorm_context *test_context(void)
 /* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
  * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
  * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item,
- * local_accumulators, groups_per_cu: work_groups / the device's compute units), launch plans
+ * local_accumulators, local_row, groups_per_cu: work_groups / the device's compute units), launch plans
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
  * repeating another suite. */
@@ -80,6 +80,7 @@ START_TEST(plan_matches_variant)
                                  : !strcmp(name, "reread_batch")   ? L.reread_batch
                                  : !strcmp(name, "rows_per_item")  ? L.rows_per_item
                                  : !strcmp(name, "local_accumulators") ? L.local_accumulators
+                                 : !strcmp(name, "local_row")          ? L.local_row
                                  : !strcmp(name, "groups_per_cu")      ? (unsigned)(L.work_groups / compute_units())
                                                                        : ~0u;
             ck_assert_msg(got != ~0u, "unknown field \"%s\" in \"%s\"", name, p);

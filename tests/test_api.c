@@ -382,12 +382,12 @@ static size_t compute_units(const clnorm_context *ctx)
     return cus;
 }
 
-/* A context with the GPU table row and CLNORM_TUNE = tune (the environment is restored) */
-static clnorm_context *gpu_context_with_tune(const char *tune)
+/* A context with table row cls ("gpu", "cpu") and CLNORM_TUNE = tune (the environment is restored) */
+static clnorm_context *class_context_with_tune(const char *cls, const char *tune)
 {
     const char *old_class = getenv("CLNORM_DEVICE_CLASS"), *old_tune = getenv("CLNORM_TUNE");
     char *saved_class = old_class ? strdup(old_class) : NULL, *saved_tune = old_tune ? strdup(old_tune) : NULL;
-    setenv("CLNORM_DEVICE_CLASS", "gpu", 1);
+    setenv("CLNORM_DEVICE_CLASS", cls, 1);
     setenv("CLNORM_TUNE", tune, 1);
     clnorm_context *ctx = NULL;
     const clnorm_status st = clnorm_context_create(NULL, &ctx);
@@ -404,6 +404,8 @@ static clnorm_context *gpu_context_with_tune(const char *tune)
     ck_assert_msg(st == CLNORM_SUCCESS, "%s", clnorm_context_last_error(NULL));
     return ctx;
 }
+
+static clnorm_context *gpu_context_with_tune(const char *tune) { return class_context_with_tune("gpu", tune); }
 
 /* gpu_context_with_tune() of base with ",extra" appended */
 static clnorm_context *gpu_context_with_tune2(const char *base, const char *extra)
@@ -834,6 +836,25 @@ START_TEST(plan_reread_batch_rule)
 }
 END_TEST
 
+/* The CPU row's forward converts weight, bias and an all-16-bit row to fp32 once into local memory
+ * when their 3 * cols floats fit local_row_kib: 12 KiB is cols 1024 exactly (the kernel's row-sum
+ * scratch is checked against the device's local memory, not against the table's size). */
+START_TEST(plan_local_row_rule)
+{
+    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12"), *off = class_context_with_tune("cpu", "local_row_kib=0");
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, 1);
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F16).local_row, 1);
+    ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, 1);
+    ck_assert_uint_eq(plan_of(a, 0, 1025, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F32).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(off, 0, 1024, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(off, 0, 256, CLNORM_BF16).local_row, 0);
+    clnorm_context_release(a);
+    clnorm_context_release(off);
+}
+END_TEST
+
 /* A kernel variant is looked up by its key, and its by-value arguments are set only when they
  * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
  * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
@@ -891,6 +912,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_groups16_rule);
+    tcase_add_test(tc, plan_local_row_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
     return s;
