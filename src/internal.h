@@ -32,6 +32,7 @@ typedef struct clnorm_device_info {
     bool pocl_x86;            /* PoCL's CPU device on this x86 host (x86 code, inline assembly) */
     bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
                                  (vcvtneps2bf16 may be used; a probe confirms it) */
+    bool x86_no_avx512;       /* PoCL's x86 CPU device on a host without AVX-512 (AVX2 at most) */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -143,6 +144,8 @@ typedef struct clnorm_device_params {
     unsigned local_row_kib; /* forward with 16-bit tensors, one item per row streaming (CPUs): weight,
                                bias and the row converted to fp32 in local memory when their 3 * cols
                                floats take at most this many KiB; 0: never */
+    unsigned local_row_kib_avx2; /* the same bound instead on PoCL x86 hosts without AVX-512
+                               (info.x86_no_avx512), where each bf16 conversion costs more */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);

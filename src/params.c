@@ -54,11 +54,12 @@ static const clnorm_device_params table[] = {
      *             groups16_res}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
-     *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB */
+     *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB
+     *   (on PoCL x86 hosts without AVX-512: up to the next many KiB instead) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1}, 64 * MiB, false, false, 0, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -72,11 +73,15 @@ static const clnorm_device_params table[] = {
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). The forward of
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
      * memory (the L1 cache): bf16 at cols 256, compute-bound, 7.3 -> 6.5 ms; at 1024 the same;
-     * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. */
+     * fp32 gains nothing, and at cols 4096 (48 KiB, more than L1) bf16 takes 29 % longer. That was
+     * an AVX-512 host; on an AVX2 one (Zen 3, no AVX-512) each bf16 conversion costs more and the
+     * fp32 row gains at every length local memory holds (bf16 forward, 2^26 elements, ms, without
+     * -> with: cols 512 18.6 -> 15.1, 2048 26.0 -> 21.1, 4096 21.9 -> 19.6, 8192 22.3 -> 21.6,
+     * 16384 26.5 -> 21.7, 32768 20.4 -> 17.9), so such hosts take it up to 512 KiB. */
     {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -153,6 +158,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
+        {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, false},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
@@ -247,6 +253,17 @@ static bool host_cpu_has_avx512_bf16(const clnorm_device_info *info)
 #endif
 }
 
+/* The host CPU has AVX-512 (F): PoCL's kernels for it are then AVX-512 code. */
+static bool host_cpu_has_avx512f(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
 clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -271,6 +288,7 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
     }
     info->pocl_x86 = !err && pocl_host_x86_cpu(dev, info);
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
+    info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
     if (info->compute_units == 0)
         info->compute_units = 1;
     return err;
@@ -505,8 +523,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * bound from cols 1024 to 1023: PoCL bf16 forward at cols 1024 without the local row 0.352 ->
      * 0.286 ms in cache, 25.5 -> 21.7 ms at 65536 rows.) */
     const double row_bytes = 3.0 * (double)cols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
-    L.local_row = !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && P->local_row_kib &&
-                  row_bytes <= (double)P->local_row_kib * 1024.0 &&
+    const unsigned row_kib = ctx->info.x86_no_avx512 ? P->local_row_kib_avx2 : P->local_row_kib;
+    L.local_row = !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
+                  row_bytes <= (double)row_kib * 1024.0 &&
                   (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);

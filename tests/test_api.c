@@ -836,16 +836,40 @@ START_TEST(plan_reread_batch_rule)
 }
 END_TEST
 
+/* Whether the test device is PoCL's CPU device on this x86 host, and the host has no AVX-512: the
+ * library then takes local_row_kib_avx2 as the local row's bound (params.c). */
+static bool pocl_x86_without_avx512(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    cl_device_id dev = clnorm_context_device(test_context());
+    cl_device_type type = 0;
+    cl_platform_id plat = NULL;
+    char pname[256] = "";
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL));
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
+    CL_OK(clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
+    __builtin_cpu_init();
+    return (type & CL_DEVICE_TYPE_CPU) && strstr(pname, "Portable Computing Language") && !__builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
 /* The CPU row's forward converts weight, bias and an all-16-bit row to fp32 once into local memory
- * when their 3 * cols floats fit local_row_kib: 12 KiB is cols 1024 exactly (the kernel's row-sum
- * scratch is checked against the device's local memory, not against the table's size). */
+ * when their 3 * cols floats fit local_row_kib (local_row_kib_avx2 on PoCL x86 hosts without
+ * AVX-512): 12 KiB is cols 1024 exactly, 48 KiB cols 4096 (the kernel's row-sum scratch is checked
+ * against the device's local memory, not against the table's size). */
 START_TEST(plan_local_row_rule)
 {
-    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12"), *off = class_context_with_tune("cpu", "local_row_kib=0");
+    const bool avx2 = pocl_x86_without_avx512();
+    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=48"),
+                   *off = class_context_with_tune("cpu", "local_row_kib=0,local_row_kib_avx2=0");
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, 1);
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F16).local_row, 1);
     ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, 1);
-    ck_assert_uint_eq(plan_of(a, 0, 1025, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 0, 1025, CLNORM_BF16).local_row, avx2);
+    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_BF16).local_row, avx2);
+    ck_assert_uint_eq(plan_of(a, 0, 4097, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F32).local_row, 0);
     ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(off, 0, 1024, CLNORM_BF16).local_row, 0);
