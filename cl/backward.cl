@@ -128,6 +128,18 @@ typedef float8 sums_t;
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
 
+/* LOCAL_ROW (CPUs, the streaming regime, one item per row slot: host-chosen): the first pass keeps
+ * each of its RPI rows' x-hat and g in fp32 in local memory (2 * RPI * cols floats, the host's
+ * argument), so that dx's pass reads them back instead of converting x, dy and the weight again
+ * and recomputing them. */
+#ifdef LOCAL_ROW
+#if TPR != 1 || RPW != 1 || NCACHE != 0 || NACC != 0
+#error "LOCAL_ROW is for the streaming one-item-per-row shape"
+#endif
+#define XH_L(i, k) (*(__local floatv *)(lrow + (2 * (i)) * cols + (k) * VEC))
+#define G_L(i, k) (*(__local floatv *)(lrow + (2 * (i) + 1) * cols + (k) * VEC))
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      const __global STORAGE(T_DY) *dy, const ulong dy_off, const ulong dy_ld,
@@ -137,7 +149,11 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                      const __global float *rstd, const ulong rstd_off,
                      const __global STORAGE(T_DR) *dr, const ulong dr_off, const ulong dr_ld,
                      __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
-                     __global float *part)
+                     __global float *part
+#ifdef LOCAL_ROW
+                     , __local float *lrow
+#endif
+                     )
 {
     /* one buffer: taking two in turn (as the forward does, without the closing barrier) gained
      * nothing on the H200 and coincided with fp32 backward_res at cols 4096 taking 10 % longer */
@@ -363,6 +379,10 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                         const floatv d = LDV(T_DY, dyr[i], k * VEC);
                         const floatv xhat = (LDV(T_X, xr[i], k * VEC) - mu[i]) * rs[i];
                         const floatv g = has_w ? d * wv : d;
+#ifdef LOCAL_ROW
+                        XH_L(i, k) = xhat;
+                        G_L(i, k) = g;
+#endif
                         pg[i] += g;
                         pgx[i] += g * xhat;
                         aw += d * xhat;
@@ -461,9 +481,15 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             const __global STORAGE(T_X) *xr = x + x_off + row * x_ld;
             const __global STORAGE(T_DY) *dyr = dy + dy_off + row * dy_ld;
             for (long k = lane; k < nv; k += TPR) {
+#ifdef LOCAL_ROW
+                const floatv xhat = XH_L(i, k), g = G_L(i, k);
+                (void)xr;
+                (void)dyr;
+#else
                 const floatv d = LDV(T_DY, dyr, k * VEC);
                 const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[i]) * rs[i];
                 const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+#endif
                 floatv v = rs[i] * (g - a - xhat * c);
                 if (flags & BWD_DRES)
                     v += LDV(T_DR, drr, k * VEC);

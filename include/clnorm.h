@@ -112,7 +112,11 @@
  *     0 = `bwd_groups`, else up to 64) and
  *     `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
- *     take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
+ *     take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
+ *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never) and
+ *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
+ *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
+ *     2 * rows-per-item * cols floats take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
@@ -457,11 +461,15 @@ typedef struct clnorm_launch_info {
                                          dbias) live in local memory instead, freeing registers
                                          for deeper second-read batches; 0 elsewhere (0.7
                                          appended this field) */
-    unsigned local_row;             /**< forward: 1 when each item converts weight, bias and its row
-                                         to fp32 once into local memory (one item per row, every
-                                         tensor 16-bit, 3 * cols floats within the table's
-                                         `local_row_kib`: the CPU row); 0 elsewhere (0.8 appended
-                                         this field) */
+    unsigned local_row;             /**< 1 when the kernel keeps fp32 rows in local memory (one
+                                         item per row, every tensor 16-bit: the CPU row): the
+                                         forward converts weight, bias and its row once (3 * cols
+                                         floats within `local_row_kib`, or `local_row_kib_avx2` on
+                                         a PoCL x86 host without AVX-512); the backward, on such a
+                                         host only, keeps x-hat and g of its rows_per_item rows
+                                         for dx's pass (2 * rows_per_item * cols floats within
+                                         `bwd_local_row_kib_avx2`); 0 elsewhere (0.8 appended this
+                                         field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -146,6 +146,10 @@ typedef struct clnorm_device_params {
                                floats take at most this many KiB; 0: never */
     unsigned local_row_kib_avx2; /* the same bound instead on PoCL x86 hosts without AVX-512
                                (info.x86_no_avx512), where each bf16 conversion costs more */
+    unsigned bwd_local_row_kib_avx2; /* backward, all tensors 16-bit, streaming one item per row, on
+                               PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
+                               fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
+                               floats take at most this many KiB; 0: never (and elsewhere) */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);

@@ -407,8 +407,8 @@ static void backward_options(const clnorm_context *ctx, const void *arg_, char *
     if (L->acc_local)
         snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    snprintf(buf, n, "%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape, dxb,
-             nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
+    snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             L->local_row ? " -DLOCAL_ROW" : "", dxb, nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
              L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials ? 1 : 0, token(o->dy), token(o->x),
              token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "");
@@ -543,6 +543,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_view(&a, &vdr, true);
         arg_view(&a, &vdx, true);
         arg(&a, sizeof part, &part);
+        if (L.local_row) /* x-hat and g of the item's rows, in fp32 */
+            arg_local_bytes(&a, 2 * (size_t)L.rpi * cols * sizeof(float));
         if (partials)
             reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
