@@ -116,7 +116,9 @@
  *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never) and
  *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
- *     2 * rows-per-item * cols floats take at most this many KiB; 0 = never). `clnorm-bench --tune` times a built-in grid of them
+ *     2 * rows-per-item * cols floats take at most this many KiB; 0 = never), `bwd_rpi16_avx2`
+ *     (on such a host: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
+ *     `bwd_rpi16`; 0 = `bwd_rpi16`). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.

@@ -150,6 +150,8 @@ typedef struct clnorm_device_params {
                                PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
                                fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
                                floats take at most this many KiB; 0: never (and elsewhere) */
+    unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
+                               the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);

@@ -56,11 +56,12 @@ static const clnorm_device_params table[] = {
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB
      *   (on PoCL x86 hosts without AVX-512: up to the next many KiB instead), and on such hosts the
-     *   backward's x-hat and g in local memory up to the last many KiB */
+     *   backward's x-hat and g in local memory up to the next many KiB and its 16-bit calls with
+     *   this many rows per item (0: the op's) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1}, 64 * MiB, false, false, 0, 0, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -80,9 +81,9 @@ static const clnorm_device_params table[] = {
      * -> with: cols 512 18.6 -> 15.1, 2048 26.0 -> 21.1, 4096 21.9 -> 19.6, 8192 22.3 -> 21.6,
      * 16384 26.5 -> 21.7, 32768 20.4 -> 17.9), so such hosts take it up to 512 KiB. */
     {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512, 1},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -161,6 +162,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
         {"bwd_local_row_kib_avx2", &p->bwd_local_row_kib_avx2, 0, 1u << 20, false},
+        {"bwd_rpi16_avx2", &p->bwd_rpi16_avx2, 0, 4, true},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, false},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
@@ -340,7 +342,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     bool fit = false;     /* the forward's 16-bit exact-fit layout (op->fit16) */
     /* rows per item asked for by the table, and whether cols is in their range (applied below
      * where the row is cached or streams) */
-    const unsigned rpi_req = max_elem != 2 ? op->rpi : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
+    /* (PoCL on an x86 host without AVX-512: bwd_rpi16_avx2 for 16-bit calls; one row at a time was
+     * faster there, bf16 with dweight/dbias at cols 2048 / 4096 / 16384, 2^26 elements: 43.4 /
+     * 41.4 / 50.6 -> 29.9 / 33.1 / 30.1 ms, the first without and the others with the backward's
+     * local row; fp32 at 4096 28.2 -> 35.3 ms, so fp32 keeps the table's 4) */
+    const unsigned rpi_req = max_elem != 2 ? op->rpi
+                             : backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2 ? P->bwd_rpi16_avx2
+                             : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
     const bool rpi_cols_ok = cols >= op->rpi_cols && (!op->rpi_cols_max || cols <= op->rpi_cols_max);
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies

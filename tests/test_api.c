@@ -878,7 +878,7 @@ START_TEST(plan_local_row_rule)
     /* the backward's x-hat and g, 2 * rows-per-item * cols floats: on AVX2 PoCL hosts only; 128 KiB
      * is cols 4096 with 4 rows per item (the CPU row's from cols 2048), cols 16384 one at a time */
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
-    a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=128,bwd_rpi16=4,bwd_rpi_cols=2048");
+    a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=128,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
     off = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0");
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).local_row, avx2);
@@ -890,6 +890,13 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(off, 1, 1024, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
     clnorm_context_release(off);
+    /* ... and such hosts take bwd_rpi16_avx2 rows per item in 16-bit calls (fp32: bwd_rpi) */
+    a = class_context_with_tune("cpu", "bwd_rpi=4,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=2");
+    ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).rows_per_item, avx2 ? 2 : 4);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_BF16).rows_per_item, avx2 ? 2 : 4);
+    ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).rows_per_item, 1);
+    clnorm_context_release(a);
 }
 END_TEST
 
