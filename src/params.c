@@ -534,7 +534,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * 0.286 ms in cache, 25.5 -> 21.7 ms at 65536 rows.) */
     const double row_bytes = 3.0 * (double)cols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
     const unsigned row_kib = ctx->info.x86_no_avx512 ? P->local_row_kib_avx2 : P->local_row_kib;
-    L.local_row = !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
+    /* CPU devices only: there local memory is the cache. On the H200 (the CPU row through
+     * CLNORM_DEVICE_CLASS=cpu) its vector accesses to the local row faulted (-9999, the context
+     * lost; session 11), and a GPU has its register cache for the same job. */
+    const bool cpu_dev = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
+    L.local_row = cpu_dev && !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
                   row_bytes <= (double)row_kib * 1024.0 &&
                   (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
     if (backward) {
@@ -544,7 +548,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
          * 32.6 -> 47.9, so 16-bit calls only) */
         const double b_bytes = 2.0 * L.rpi * (double)cols * sizeof(float), b_all = b_bytes + 64.0;
-        L.local_row = ctx->info.x86_no_avx512 && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache &&
+        L.local_row = cpu_dev && ctx->info.x86_no_avx512 && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache &&
                       !L.nacc && P->bwd_local_row_kib_avx2 && b_bytes <= (double)P->bwd_local_row_kib_avx2 * 1024.0 &&
                       (!ctx->info.local_mem || b_all <= (double)ctx->info.local_mem);
     }

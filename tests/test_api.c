@@ -855,18 +855,21 @@ static bool pocl_x86_without_avx512(void)
 #endif
 }
 
-/* The CPU row's forward converts weight, bias and an all-16-bit row to fp32 once into local memory
- * when their 3 * cols floats fit local_row_kib (local_row_kib_avx2 on PoCL x86 hosts without
+/* The CPU row's forward on a CPU device converts weight, bias and an all-16-bit row to fp32 once
+ * into local memory when their 3 * cols floats fit local_row_kib (local_row_kib_avx2 on PoCL x86 hosts without
  * AVX-512): 12 KiB is cols 1024 exactly, 48 KiB cols 4096 (the kernel's row-sum scratch is checked
  * against the device's local memory, not against the table's size). */
 START_TEST(plan_local_row_rule)
 {
     const bool avx2 = pocl_x86_without_avx512();
+    cl_device_type type = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL));
+    const unsigned cpu = (type & CL_DEVICE_TYPE_CPU) != 0; /* the local row is a CPU-device mode */
     clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=48"),
                    *off = class_context_with_tune("cpu", "local_row_kib=0,local_row_kib_avx2=0");
-    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, 1);
-    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F16).local_row, 1);
-    ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, 1);
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu);
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F16).local_row, cpu);
+    ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, cpu);
     ck_assert_uint_eq(plan_of(a, 0, 1025, CLNORM_BF16).local_row, avx2);
     ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_BF16).local_row, avx2);
     ck_assert_uint_eq(plan_of(a, 0, 4097, CLNORM_BF16).local_row, 0);
