@@ -270,8 +270,16 @@ inline void stv_bf16(__global ushort *p, long i, floatv v)
 /* round to nearest even, NaN kept a quiet NaN, in natural order: narrowed by one conversion */
 inline uinth bf16_narrow(floatv v)
 {
+#ifdef BF16_INPUTS_ONLY
+    /* Every value the kernel reads is bf16 and it runs on x86 (host-chosen): each NaN it can hold
+     * is then an input's, quieted, or the default NaN, all with zero low 16 bits, which the
+     * rounding add leaves alone, so the NaN select is not needed (~10 % of the PoCL forward) */
+    const uintv u = CAT(as_uint, VN)(v);
+    return CAT(as_, uinth)(CAT(convert_ushort, VN)((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16));
+#else
     const uintv r = BF16_RNE(uintv, CAT(as_uint, VN)(v), CAT(as_uint, VN)(isnan(v)));
     return CAT(as_, uinth)(CAT(convert_ushort, VN)(r));
+#endif
 }
 #if defined(X86_BF16) && VEC >= 8
 /* AVX512_BF16 (PoCL on a CPU that has it, chosen by the host after probe.c ran it): one

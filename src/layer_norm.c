@@ -134,6 +134,21 @@ static bool x86_bf16(const clnorm_context *ctx, const clnorm_launch *L, const cl
     return false;
 }
 
+/* Whether every tensor of a forward call is bf16, on PoCL's x86 CPU device with the natural-order
+ * bf16 mode: its stores may then round without the NaN select (common.cl, BF16_INPUTS_ONLY). x86
+ * arithmetic makes the default NaN or passes an operand's payload on, quieted; bf16 inputs have
+ * zero low 16 bits, so every NaN the kernel holds has them too, and the rounding add cannot carry
+ * it into an infinity or a zero. (Not the backward: mean and rstd are fp32 inputs.) */
+static bool bf16_inputs_only(const clnorm_context *ctx, bool perm, const clnorm_view *const *v, size_t n)
+{
+    if (!ctx->info.pocl_x86 || !ctx->params->bf16_zext || perm)
+        return false;
+    for (size_t i = 0; i < n; ++i)
+        if (v[i]->present && v[i]->dtype != CLNORM_BF16)
+            return false;
+    return true;
+}
+
 /* " -DNT_STORE" when the call's output (its rows x stride span) is at least the table's size for
  * non-temporal stores, on PoCL's x86 CPU device: written around the cache, a store does not read
  * its line first, and an output that large would leave the cache before anyone read it. Only with
@@ -167,7 +182,7 @@ static uint32_t dtype_code(const clnorm_view *v) { return v->present ? (uint32_t
 enum {
     KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
     KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
-    KEY_DRES = 1u << 10
+    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11
 };
 static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
 {
@@ -243,7 +258,7 @@ static clnorm_status begin_call(clnorm_context *ctx, size_t cols, cl_uint n, con
 /* The forward's options from what its key holds. */
 typedef struct {
     const clnorm_launch *L;
-    bool perm, x86;
+    bool perm, x86, bf16_only;
     const char *nt;
     const clnorm_view *x, *y, *w, *b;
 } fwd_options_arg;
@@ -255,7 +270,8 @@ static void forward_options(const clnorm_context *ctx, const void *arg_, char *b
     shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    snprintf(buf, n, "%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, L->local_row ? " -DLOCAL_ROW" : "",
+    snprintf(buf, n, "%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
+             L->local_row ? " -DLOCAL_ROW" : "",
              L->pipe ? " -DPIPE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "");
 }
@@ -290,11 +306,12 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
         L.groups = CLNORM_FORWARD_MAX_GROUPS;
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
-    const fwd_options_arg oa = {&L, lane_perm(ctx, &L, fwd_views, 4), x86_bf16(ctx, &L, fwd_views, 4),
+    const bool perm = lane_perm(ctx, &L, fwd_views, 4);
+    const fwd_options_arg oa = {&L, perm, x86_bf16(ctx, &L, fwd_views, 4), bf16_inputs_only(ctx, perm, fwd_views, 4),
                                 L.persistent ? nt_option(ctx, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};
     clnorm_variant_key key;
     plan_key(&key, CLNORM_K_FORWARD, &L, oa.perm, oa.x86);
-    key.v[7] |= *oa.nt ? KEY_NT : 0;
+    key.v[7] |= (*oa.nt ? KEY_NT : 0) | (oa.bf16_only ? KEY_BF16_ONLY : 0);
     key.v[10] = dtype_code(&vx);
     key.v[11] = dtype_code(&vy);
     key.v[12] = dtype_code(&vw);

@@ -342,6 +342,60 @@ END_TEST
 START_TEST(bf16_overflow_is_inf) { overflow_case(CLNORM_BF16, 3.0e38f); }
 END_TEST
 
+/* An all-bf16 forward with NaN inputs of every kind (quiet with a payload, signalling, negative)
+ * and infinities, in x (one row each), the weight and the bias (one column each): every output
+ * the NaN or Inf reaches is a quiet bf16 NaN (never rounded into an infinity or a zero: on x86
+ * PoCL these calls round without the NaN select, BF16_INPUTS_ONLY), every other output bitwise the
+ * clean run's. (bf16 bits: exponent 0x7F80, quiet bit 0x0040.) */
+static void bf16_forward(const uint16_t *x, const uint16_t *w, const uint16_t *b, uint16_t *y, int rows, int cols)
+{
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    const size_t n = (size_t)rows * cols * sizeof *x;
+    cl_mem X = upload(c, x, n), W = upload(c, w, cols * sizeof *w), B = upload(c, b, cols * sizeof *b), Y = upload(c, y, n);
+    const clnorm_matrix MX = {X, 0, 0, CLNORM_BF16}, MY = {Y, 0, 0, CLNORM_BF16};
+    const clnorm_vector VW = {W, 0, CLNORM_BF16}, VB = {B, 0, CLNORM_BF16};
+    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, rows, cols, 1e-5f, &MX, &VW, &VB, &MY, NULL, NULL, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), Y, CL_TRUE, 0, n, y, 0, NULL, NULL));
+    cl_mem all[] = {X, W, B, Y};
+    for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
+        clReleaseMemObject(all[k]);
+}
+
+START_TEST(bf16_nan_payloads_stay_quiet_nans)
+{
+    enum { R = 8, C = 256 };
+    static const uint16_t bad[] = {0x7FC1, 0x7F81, 0xFFC3, 0x7FFF, 0x7F80, 0xFF80};
+    uint16_t x[R * C], w[C], b[C], y0[R * C], y1[R * C];
+    rng g;
+    rng_seed(&g, 0xbf16);
+    for (int i = 0; i < R * C; ++i) /* +-[1, 2) */
+        x[i] = (uint16_t)((0x3F80 + (rng_next(&g) & 0x7F)) | (rng_next(&g) & 1 ? 0x8000 : 0));
+    for (int i = 0; i < C; ++i) {
+        w[i] = (uint16_t)(0x3F00 + (rng_next(&g) & 0xFF)); /* [0.5, 2) */
+        b[i] = (uint16_t)(0x3D00 + (rng_next(&g) & 0xFF));
+    }
+    for (int i = 0; i < R * C; ++i)
+        y0[i] = y1[i] = 0x1234;
+    bf16_forward(x, w, b, y0, R, C);
+    /* rows 0..5: one bad value each, at column 17 * row; columns 200 (weight) and 201 (bias) */
+    for (int r = 0; r < 6; ++r)
+        x[r * C + 17 * r] = bad[r];
+    w[200] = 0x7F81;
+    b[201] = 0xFFC5;
+    bf16_forward(x, w, b, y1, R, C);
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) {
+            const uint16_t v = y1[r * C + c];
+            if (r < 6 || c == 200 || c == 201)
+                ck_assert_msg((v & 0x7F80) == 0x7F80 && (v & 0x0040) != 0, "y[%d, %d] = 0x%04x, expected a quiet NaN",
+                              r, c, v);
+            else
+                ck_assert_msg(v == y0[r * C + c], "y[%d, %d] = 0x%04x, clean run 0x%04x", r, c, v, y0[r * C + c]);
+        }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hostile");
@@ -351,6 +405,7 @@ int main(void)
     tcase_add_test(tc, nan_in_dy_stays_in_its_row_and_column);
     tcase_add_test(tc, nan_in_dresidual_stays_in_its_element);
     tcase_add_test(tc, nan_in_weight_stays_in_its_column_forward);
+    tcase_add_test(tc, bf16_nan_payloads_stay_quiet_nans);
     tcase_add_test(tc, eps0_constant_row);
     tcase_add_test(tc, subnormal_inputs);
     tcase_add_test(tc, f16_overflow_is_inf);
