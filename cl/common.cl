@@ -273,7 +273,7 @@ inline uinth bf16_narrow(floatv v)
 #ifdef BF16_INPUTS_ONLY
     /* Every value the kernel reads is bf16 and it runs on x86 (host-chosen): each NaN it can hold
      * is then an input's, quieted, or the default NaN, all with zero low 16 bits, which the
-     * rounding add leaves alone, so the NaN select is not needed (~10 % of the PoCL forward) */
+     * rounding add leaves alone, so the NaN select is not needed (~15 % of the PoCL forward) */
     const uintv u = CAT(as_uint, VN)(v);
     return CAT(as_, uinth)(CAT(convert_ushort, VN)((u + (uintv)0x7FFFu + ((u >> 16) & (uintv)1u)) >> 16));
 #else

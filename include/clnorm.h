@@ -463,8 +463,9 @@ typedef struct clnorm_launch_info {
                                          dbias) live in local memory instead, freeing registers
                                          for deeper second-read batches; 0 elsewhere (0.7
                                          appended this field) */
-    unsigned local_row;             /**< 1 when the kernel keeps fp32 rows in local memory (one
-                                         item per row, every tensor 16-bit: the CPU row): the
+    unsigned local_row;             /**< 1 when the kernel keeps fp32 rows in local memory (CPU
+                                         devices only; one item per row, every tensor 16-bit: the
+                                         CPU row): the
                                          forward converts weight, bias and its row once (3 * cols
                                          floats within `local_row_kib`, or `local_row_kib_avx2` on
                                          a PoCL x86 host without AVX-512); the backward, on such a
