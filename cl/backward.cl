@@ -482,6 +482,12 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             const __global STORAGE(T_DY) *dyr = dy + dy_off + row * dy_ld;
             for (long k = lane; k < nv; k += TPR) {
 #ifdef LOCAL_ROW
+                /* the item's next rows of x and dy, while this pass works from local memory (the
+                 * hardware prefetcher alone fetched them late: PoCL, AVX2 host, bf16 with
+                 * dweight/dbias, 2^26 elements, ms: cols 256 20.2 -> 19.7, 1024 21.4 -> 19.8,
+                 * 4096 21.2 -> 20.0); an address past a buffer's end only prefetches nothing */
+                __builtin_prefetch(xr + RPI * x_ld + k * VEC);
+                __builtin_prefetch(dyr + RPI * dy_ld + k * VEC);
                 const floatv xhat = XH_L(i, k), g = G_L(i, k);
                 (void)xr;
                 (void)dyr;

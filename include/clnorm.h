@@ -118,7 +118,10 @@
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
  *     2 * rows-per-item * cols floats take at most this many KiB; 0 = never), `bwd_rpi16_avx2`
  *     (on such a host: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
- *     `bwd_rpi16`; 0 = `bwd_rpi16`). `clnorm-bench --tune` times a built-in grid of them
+ *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
+ *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
+ *     row's bound, else one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
+ *     to these cols; 0 = no bound). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
@@ -439,9 +442,10 @@ typedef struct clnorm_launch_info {
     size_t work_groups;             /**< work-groups launched (the backward's grid is persistent:
                                          each group loops over row blocks; the forward's is where
                                          the table asks for it, or pipelined); 0 when rows is 0 */
-    unsigned rows_per_item;         /**< backward with dweight/dbias: rows each item works on at
-                                         once (its row slot takes that many consecutive rows per
-                                         block); 1 for the forward and the backward without them */
+    unsigned rows_per_item;         /**< backward with dweight/dbias, and the forward with its
+                                         local row: rows each item works on at once (its row slot
+                                         takes that many consecutive rows per block); 1 for the
+                                         rest */
     unsigned raw_cache;             /**< 1 when the register cache holds its tensors as stored
                                          (16-bit calls; backward: x and dy, forward: x), 0 when
                                          it holds fp32 (backward: x-hat and g) */
@@ -466,9 +470,10 @@ typedef struct clnorm_launch_info {
     unsigned local_row;             /**< 1 when the kernel keeps fp32 rows in local memory (CPU
                                          devices only; one item per row, every tensor 16-bit: the
                                          CPU row): the
-                                         forward converts weight, bias and its row once (3 * cols
-                                         floats within `local_row_kib`, or `local_row_kib_avx2` on
-                                         a PoCL x86 host without AVX-512); the backward, on such a
+                                         forward converts weight, bias and its rows_per_item rows
+                                         once ((2 + rows_per_item) * cols floats within
+                                         `local_row_kib`, or `local_row_kib_avx2` on a PoCL x86
+                                         host without AVX-512); the backward, on such a
                                          host only, keeps x-hat and g of its rows_per_item rows
                                          for dx's pass (2 * rows_per_item * cols floats within
                                          `bwd_local_row_kib_avx2`); 0 elsewhere (0.8 appended this

@@ -337,8 +337,8 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
         arg_view(&a, &vy, true);
         arg_view(&a, &vm, false);
         arg_view(&a, &vr, false);
-        if (L.local_row) /* weight, bias and the row in fp32 */
-            arg_local_bytes(&a, 3 * cols * sizeof(float));
+        if (L.local_row) /* weight, bias and the item's rows in fp32 */
+            arg_local_bytes(&a, (2 + (size_t)L.rpi) * cols * sizeof(float));
         if (a.err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clSetKernelArg (forward)", a.err);
     }

@@ -80,7 +80,7 @@ static const clnorm_device_params table[] = {
      * fp32 row gains at every length local memory holds (bf16 forward, 2^26 elements, ms, without
      * -> with: cols 512 18.6 -> 15.1, 2048 26.0 -> 21.1, 4096 21.9 -> 19.6, 8192 22.3 -> 21.6,
      * 16384 26.5 -> 21.7, 32768 20.4 -> 17.9), so such hosts take it up to 512 KiB. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512, 1},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
@@ -158,6 +158,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_groups", &p->fwd.groups_per_cu, 0, 64, false},
         {"red_lanes", &p->red_lanes, 1, 32, true},
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
+        {"fwd_rpi16", &p->fwd.rpi16, 1, 4, true},
+        {"fwd_rpi_cols", &p->fwd.rpi_cols, 0, 1u << 30, false}, {"fwd_rpi_cols_max", &p->fwd.rpi_cols_max, 0, 1u << 30, false},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
@@ -472,6 +474,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     while (rpw > 1 && rpw * tpr > max_wg)
         rpw /= 2;
     L.rpw = (unsigned)rpw;
+    /* The forward's rows per item: with its local row only (below), where a short row's chain of
+     * dependent steps (its sums, their horizontal adds, the division, rsqrt) otherwise leaves the
+     * core waiting; forward.cl takes RPI rows side by side. */
+    if (!backward && rpi_req > 1 && rpi_cols_ok)
+        L.rpi = rpi_req;
     /* backward.cl's row sums take 2 * RPI floats per item, plus as many per 32 items, of local
      * memory (RED_SIZE): fewer rows per item where that would not fit */
     const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
@@ -532,15 +539,22 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * memory. (The scratch once counted against the table's size too, which moved its 12 KiB
      * bound from cols 1024 to 1023: PoCL bf16 forward at cols 1024 without the local row 0.352 ->
      * 0.286 ms in cache, 25.5 -> 21.7 ms at 65536 rows.) */
-    const double row_bytes = 3.0 * (double)cols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
     const unsigned row_kib = ctx->info.x86_no_avx512 ? P->local_row_kib_avx2 : P->local_row_kib;
     /* CPU devices only: there local memory is the cache. On the H200 (the CPU row through
      * CLNORM_DEVICE_CLASS=cpu) its vector accesses to the local row faulted (-9999, the context
      * lost; session 11), and a GPU has its register cache for the same job. */
     const bool cpu_dev = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
-    L.local_row = cpu_dev && !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
-                  row_bytes <= (double)row_kib * 1024.0 &&
-                  (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
+    /* (2 + RPI) * cols floats: weight, bias and the item's rows. The forward's RPI rows only with the
+     * local row: where they would not fit, one row (the local row gained more). */
+    for (;;) {
+        const double row_bytes = (2.0 + L.rpi) * (double)cols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
+        L.local_row = cpu_dev && !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
+                      row_bytes <= (double)row_kib * 1024.0 &&
+                      (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
+        if (L.local_row || backward || L.rpi == 1)
+            break;
+        L.rpi = 1;
+    }
     if (backward) {
         /* x-hat and g of the item's rows (2 * rpi * cols floats) within the table's size, and with
          * the row sums' scratch (two sums_t of up to 8 floats) within local memory. Measured on an

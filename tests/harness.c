@@ -30,7 +30,8 @@ clnorm_context *test_context(void)
 /* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
  * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
  * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item,
- * local_accumulators, local_row, groups_per_cu: work_groups / the device's compute units), launch plans
+ * local_accumulators, local_row, groups_per_cu: work_groups / the device's compute units; a plan
+ * written "cpu:op,..." is checked on CPU devices only, for CPU-device modes), launch plans
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
  * repeating another suite. */
@@ -51,7 +52,15 @@ START_TEST(plan_matches_variant)
     char *spec = xmalloc(strlen(env) + 1), *save = NULL;
     strcpy(spec, env);
     int plans = 0;
+    cl_device_type type = 0;
+    ck_assert_int_eq(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL),
+                     CL_SUCCESS);
     for (char *p = strtok_r(spec, "|", &save); p; p = strtok_r(NULL, "|", &save), ++plans) {
+        if (!strncmp(p, "cpu:", 4)) {
+            p += 4;
+            if (!(type & CL_DEVICE_TYPE_CPU))
+                continue;
+        }
         char op[16], dt[8];
         size_t cols = 0;
         int n = 0;

@@ -324,7 +324,9 @@ START_TEST(launch_plans)
                         ck_assert_uint_eq(L.residual_early, 0);
                     if ((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) != 1) { /* the forward, and the backward without dweight/dbias */
                         ck_assert_uint_eq(L.register_accumulators, 0);
-                        ck_assert_uint_eq(L.rows_per_item, 1);
+                        /* rows side by side: only the forward's local row (plan_fwd_rows_per_item_rule) */
+                        if (ops[o] != 0 || !L.local_row)
+                            ck_assert_uint_eq(L.rows_per_item, 1);
                     }
                     /* batches of the second read: only where the row is read twice with the sums in registers */
                     ck_assert_uint_le(L.reread_batch, 16);
@@ -903,6 +905,37 @@ START_TEST(plan_local_row_rule)
 }
 END_TEST
 
+/* The forward's rows per item (fwd_rpi16, up to fwd_rpi_cols_max): 16-bit calls with the local
+ * row only, (2 + rows) * cols floats of it; where that does not fit but one row's does, one row
+ * with the local row. */
+START_TEST(plan_fwd_rows_per_item_rule)
+{
+    cl_device_type type = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL));
+    const unsigned cpu = (type & CL_DEVICE_TYPE_CPU) != 0, two = cpu ? 2 : 1;
+    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,fwd_rpi16=2,fwd_rpi_cols_max=4096"),
+                   *b = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,fwd_rpi16=4,fwd_rpi_cols_max=2048"),
+                   *g = class_context_with_tune("gpu", "fwd_rpi16=2,fwd_rpi_cols_max=0");
+    ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).rows_per_item, two);
+    ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, cpu);
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F16).rows_per_item, two); /* 16 KiB */
+    ck_assert_uint_eq(plan_of(a, 0, 1025, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(a, 0, 1025, CLNORM_BF16).local_row, cpu); /* one row: 12 KiB */
+    ck_assert_uint_eq(plan_of(a, 0, 2048, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(a, 0, 2048, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(b, 0, 2048, CLNORM_BF16).rows_per_item, cpu ? 4 : 1);
+    ck_assert_uint_eq(plan_of(b, 0, 2049, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(b, 0, 2049, CLNORM_BF16).local_row, cpu);
+    ck_assert_uint_eq(plan_of(g, 0, 256, CLNORM_BF16).rows_per_item, 1);
+    /* the backward keeps its own rule (bwd_rpi*) */
+    ck_assert_uint_eq(plan_of(b, 1, 256, CLNORM_BF16).rows_per_item, 1);
+    clnorm_context_release(a);
+    clnorm_context_release(b);
+    clnorm_context_release(g);
+}
+END_TEST
+
 /* A kernel variant is looked up by its key, and its by-value arguments are set only when they
  * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
  * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
@@ -961,6 +994,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_local_row_rule);
+    tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
     return s;
