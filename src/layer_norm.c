@@ -561,7 +561,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_view(&a, &vdx, true);
         arg(&a, sizeof part, &part);
         if (L.local_row) /* x-hat and g of the item's rows, in fp32 */
-            arg_local_bytes(&a, 2 * (size_t)L.rpi * cols * sizeof(float));
+            arg_local_bytes(&a, (2 * (size_t)L.rpi + 1) * cols * sizeof(float));
         if (partials)
             reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
