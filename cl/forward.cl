@@ -84,26 +84,19 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         *(__local floatv *)(lb + k * VEC) = (flags & FWD_BIAS) ? LDV(T_B, br, k * VEC) : (floatv)(-0.0f);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-/* x - shift of vector k: saved by the first pass */
-#define XS(k) (*(__local floatv *)(lx + (k) * VEC))
-#define XS_FIRST(k) (*(__local floatv *)(lx + (k) * VEC) = LDV(T_X, xr, (k) * VEC) - shift)
-#else
-#define XS(k) (LDV(T_X, xr, (k) * VEC) - shift)
-#define XS_FIRST(k) XS(k)
-#endif
-#if RPI > 1
-#ifndef LOCAL_ROW
+#elif RPI > 1
 #error "RPI > 1 is for the local row's shape"
 #endif
-    /* RPI rows side by side (CPUs, short 16-bit rows, with the local row): each pass goes over the
-     * RPI rows at once, so that the rows' chains of dependent steps (sums, horizontal adds,
+#ifdef LOCAL_ROW
+    /* The local row's own loop: RPI rows side by side (1, 2 or 4), each pass going over the RPI
+     * rows at once, so that at short rows their chains of dependent steps (sums, horizontal adds,
      * division, rsqrt) overlap, where one row at a time left the core waiting on them; and pass 3
-     * prefetches the item's next rows, which the hardware prefetcher, fed two rows at a time,
-     * fetched too late (PoCL, AVX2 host, bf16, 2^26 elements, ms, one row -> two: cols 256 14.35
-     * -> 12.26, 512 11.66 -> 11.02, 1024 11.34 -> 10.47, 2048 13.22 -> 12.93; two rows without
-     * the prefetch at 256: 17.0; at 4096, 64 KiB of local rows, 12.7 -> 13.3). A row past the end
-     * repeats the block's first row and is never stored. The sums keep the one-row path's blocked
-     * order with two partial sums a row instead of four. */
+     * prefetches the item's next rows (PoCL, AVX2 host, bf16, 2^26 elements, ms, the one-row
+     * loop this replaced -> this one: two rows at cols 256 14.35 -> 12.26, 512 11.66 -> 11.02,
+     * 1024 11.34 -> 10.47; one row at 2048 13.6 -> 11.0, 4096 13.4 -> 10.4, 8192 14.6 -> 10.8; two
+     * rows without the prefetch at 256: 17.0). A row past the end repeats the block's first row
+     * and is never stored. The sums keep the blocked order of the loop below, with two partial
+     * sums a row instead of four. */
 #define XR(i, k) (*(__local floatv *)(lx + (i) * cols + (k) * VEC))
 #define XR_FIRST(i, k) (XR(i, k) = LDV(T_X, xr[i], (k) * VEC) - shift[i])
     const ulong nblocks = (rows + RPI - 1) / RPI;
@@ -199,7 +192,9 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         }
     }
     (void)red;
-#else /* RPI == 1 */
+#else /* not LOCAL_ROW */
+/* x - shift of vector k (the streaming path reads the row three times, the later reads from cache) */
+#define XS(k) (LDV(T_X, xr, (k) * VEC) - shift)
     const ulong nblocks = (rows + RPW - 1) / RPW;
     /* Usually one block per work-group; the host caps the grid for huge row counts, and on CPUs
      * may make it persistent (a few groups, each taking one contiguous range of row blocks). The
@@ -278,13 +273,13 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                     long k = k0;
                     /* four independent sums: one chain of dependent adds was the CPU's limit */
                     for (; k + 3 * TPR < k1; k += 4 * TPR) {
-                        p0 += XS_FIRST(k);
-                        p1 += XS_FIRST(k + TPR);
-                        p2 += XS_FIRST(k + 2 * TPR);
-                        p3 += XS_FIRST(k + 3 * TPR);
+                        p0 += XS(k);
+                        p1 += XS(k + TPR);
+                        p2 += XS(k + 2 * TPR);
+                        p3 += XS(k + 3 * TPR);
                     }
                     for (; k < k1; k += TPR)
-                        p0 += XS_FIRST(k);
+                        p0 += XS(k);
                     acc += (p0 + p1) + (p2 + p3);
                 }
             }
@@ -350,16 +345,11 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             {
                 /* y may be x (in place): each element is read and written by the same item */
                 for (long k = lane; k < nv; k += TPR) {
-#ifdef LOCAL_ROW
-                    const floatv v = fma((XS(k) - dmean) * rs, *(__local floatv *)(lw + k * VEC),
-                                         *(__local floatv *)(lb + k * VEC));
-#else
                     floatv v = (XS(k) - dmean) * rs;
                     if (flags & FWD_WEIGHT)
                         v *= LDV(T_W, wr, k * VEC);
                     if (flags & FWD_BIAS)
                         v += LDV(T_B, br, k * VEC);
-#endif
                     STV(T_Y, yr, k * VEC, v);
                 }
             }
@@ -372,6 +362,6 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             }
         }
     }
-#endif /* RPI */
+#endif /* LOCAL_ROW */
     NT_FENCE();
 }

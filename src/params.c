@@ -79,8 +79,11 @@ static const clnorm_device_params table[] = {
      * an AVX-512 host; on an AVX2 one (Zen 3, no AVX-512) each bf16 conversion costs more and the
      * fp32 row gains at every length local memory holds (bf16 forward, 2^26 elements, ms, without
      * -> with: cols 512 18.6 -> 15.1, 2048 26.0 -> 21.1, 4096 21.9 -> 19.6, 8192 22.3 -> 21.6,
-     * 16384 26.5 -> 21.7, 32768 20.4 -> 17.9), so such hosts take it up to 512 KiB. */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     * 16384 26.5 -> 21.7, 32768 20.4 -> 17.9), so such hosts take it up to 512 KiB. With the local
+     * row, 16-bit rows of up to 512 elements go two at a time (forward.cl; the AVX2 host, bf16, ms,
+     * one -> two rows: cols 256 15.0 -> 12.5, 512 15.1 -> 11.5; 1024 10.95 -> 11.05, 2048 11.6 ->
+     * 14.5). */
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 512, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512, 1},
     {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
