@@ -494,14 +494,20 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             /* dx may be dres (in place): each element is read and written by the same item */
             const __global STORAGE(T_X) *xr = x + x_off + row * x_ld;
             const __global STORAGE(T_DY) *dyr = dy + dy_off + row * dy_ld;
+#ifdef LOCAL_ROW
+            /* the item's next rows of x and dy (the same rows of its next block; the last row where
+             * there is none), prefetched while this pass works from local memory: the hardware
+             * prefetcher alone fetched them late (PoCL, AVX2 host, bf16 with dweight/dbias, 2^26
+             * elements, ms: cols 256 20.2 -> 19.7, 1024 21.4 -> 19.8, 4096 21.2 -> 20.0). The
+             * local row runs on PoCL x86 hosts only, whose compiler (clang) has the builtin. */
+            const ulong rn = row + blocks_step() * RPW * RPI < rows ? row + blocks_step() * RPW * RPI : rows - 1;
+            const __global STORAGE(T_X) *xn = x + x_off + rn * x_ld;
+            const __global STORAGE(T_DY) *dyn = dy + dy_off + rn * dy_ld;
+#endif
             for (long k = lane; k < nv; k += TPR) {
 #ifdef LOCAL_ROW
-                /* the item's next rows of x and dy, while this pass works from local memory (the
-                 * hardware prefetcher alone fetched them late: PoCL, AVX2 host, bf16 with
-                 * dweight/dbias, 2^26 elements, ms: cols 256 20.2 -> 19.7, 1024 21.4 -> 19.8,
-                 * 4096 21.2 -> 20.0); an address past a buffer's end only prefetches nothing */
-                __builtin_prefetch(xr + RPI * x_ld + k * VEC);
-                __builtin_prefetch(dyr + RPI * dy_ld + k * VEC);
+                __builtin_prefetch(xn + k * VEC);
+                __builtin_prefetch(dyn + k * VEC);
                 const floatv xhat = XH_L(i, k), g = G_L(i, k);
                 (void)xr;
                 (void)dyr;

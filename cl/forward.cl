@@ -84,10 +84,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         *(__local floatv *)(lb + k * VEC) = (flags & FWD_BIAS) ? LDV(T_B, br, k * VEC) : (floatv)(-0.0f);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#elif RPI > 1
-#error "RPI > 1 is for the local row's shape"
-#endif
-#ifdef LOCAL_ROW
+
     /* The local row's own loop: RPI rows side by side (1, 2 or 4), each pass going over the RPI
      * rows at once, so that at short rows their chains of dependent steps (sums, horizontal adds,
      * division, rsqrt) overlap, where one row at a time left the core waiting on them; and pass 3
@@ -96,7 +93,8 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
      * 1024 11.34 -> 10.47; one row at 2048 13.6 -> 11.0, 4096 13.4 -> 10.4, 8192 14.6 -> 10.8; two
      * rows without the prefetch at 256: 17.0). A row past the end repeats the block's first row
      * and is never stored. The sums keep the blocked order of the loop below, with two partial
-     * sums a row instead of four. */
+     * sums a row instead of four. FWD_PREFETCH (host-set on PoCL x86) is __builtin_prefetch, a
+     * clang builtin. */
 #define XR(i, k) (*(__local floatv *)(lx + (i) * cols + (k) * VEC))
 #define XR_FIRST(i, k) (XR(i, k) = LDV(T_X, xr[i], (k) * VEC) - shift[i])
     const ulong nblocks = (rows + RPI - 1) / RPI;
@@ -106,11 +104,21 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         const __global STORAGE(T_X) *xr[RPI];
         float shift[RPI], dmean[RPI], rs[RPI];
         floatv acc[RPI];
+        bool valid[RPI];
+#ifdef FWD_PREFETCH
+        /* the rows of the item's next block (the last row where there is none) */
+        const __global STORAGE(T_X) *xn[RPI];
+#endif
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            xr[i] = x + x_off + (row0 + i < rows ? row0 + i : row0) * x_ld;
+            valid[i] = i == 0 || row0 + i < rows; /* row0 < rows */
+            xr[i] = x + x_off + (valid[i] ? row0 + i : row0) * x_ld;
             shift[i] = LD1(T_X, xr[i], 0);
             acc[i] = 0.0f;
+#ifdef FWD_PREFETCH
+            const ulong rn = row0 + blocks_step() * RPI + i;
+            xn[i] = x + x_off + (rn < rows ? rn : rows - 1) * x_ld;
+#endif
         }
         for (long k0 = 0; k0 < nv; k0 += CHUNK) { /* blocked sums, as below */
             floatv p0[RPI], p1[RPI];
@@ -174,16 +182,17 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             const floatv wv = *(__local floatv *)(lw + k * VEC), bv = *(__local floatv *)(lb + k * VEC);
 #pragma unroll
             for (int i = 0; i < RPI; ++i) {
-                /* (an address past the buffer's end only prefetches nothing) */
-                __builtin_prefetch(xr[i] + RPI * x_ld + k * VEC);
+#ifdef FWD_PREFETCH
+                __builtin_prefetch(xn[i] + k * VEC);
+#endif
                 const floatv v = fma((XR(i, k) - dmean[i]) * rs[i], wv, bv);
-                if (i == 0 || row0 + i < rows)
+                if (valid[i])
                     STV(T_Y, y + y_off + (row0 + i) * y_ld, k * VEC, v);
             }
         }
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            if (i == 0 || row0 + i < rows) {
+            if (valid[i]) {
                 if (flags & FWD_MEAN)
                     mean[mean_off + row0 + i] = shift[i] + dmean[i];
                 if (flags & FWD_RSTD)
@@ -193,6 +202,9 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
     }
     (void)red;
 #else /* not LOCAL_ROW */
+#if RPI > 1
+#error "RPI > 1 is for the local row's shape"
+#endif
 /* x - shift of vector k (the streaming path reads the row three times, the later reads from cache) */
 #define XS(k) (LDV(T_X, xr, (k) * VEC) - shift)
     const ulong nblocks = (rows + RPW - 1) / RPW;

@@ -111,8 +111,8 @@
  *     `bwd_groups` is, instead of `bwd_groups`, for kernels whose registers leave room for fewer;
  *     0 = `bwd_groups`, else up to 64) and
  *     `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
- *     weight, bias and the row converted to fp32 once into local memory when their 3 * cols floats
- *     take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
+ *     weight, bias and the item's rows converted to fp32 once into local memory when their (2 +
+ *     rows per item) * cols floats take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
  *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never) and
  *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their

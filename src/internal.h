@@ -46,11 +46,12 @@ typedef struct clnorm_op_params {
     unsigned nacc;          /* backward: most vectors per item of dweight/dbias sums in registers */
     unsigned groups_per_cu; /* persistent grid: work-groups of wg items per compute unit (forward:
                                0 = one group per row block) */
-    unsigned rpi;           /* backward with dweight/dbias, register-cache or streaming regime: rows per
-                               item at once (1, 2, 4) */
+    unsigned rpi;           /* rows per item at once (1, 2, 4): the backward with dweight/dbias in the
+                               register-cache or streaming regime; the forward with its local row */
     unsigned rpi16;         /* the same when every tensor involved is 16-bit */
     unsigned raw16;         /* register cache, all tensors 16-bit: keep x (backward: x and dy) as stored (1) */
-    unsigned rpi_cols;      /* rows per item only from this many cols on (0: any) */
+    unsigned rpi_cols;      /* rows per item only from this many cols on (0: any), and (rpi_cols_max)
+                               up to that many */
     unsigned tpr_max_cached; /* backward: a higher cap on derived items per row, used only where it
                                brings the row into the register cache (0: none) */
     unsigned tpr_max16;     /* backward with dweight/dbias, every tensor 16-bit: the cap on derived
@@ -142,14 +143,15 @@ typedef struct clnorm_device_params {
     unsigned nt_kib;        /* PoCL on x86 (info.pocl_x86): outputs of at least this many KiB are
                                written with non-temporal stores (around the cache); 0: never */
     unsigned local_row_kib; /* forward with 16-bit tensors, one item per row streaming (CPUs): weight,
-                               bias and the row converted to fp32 in local memory when their 3 * cols
-                               floats take at most this many KiB; 0: never */
+                               bias and the item's rows converted to fp32 in local memory when their
+                               (2 + rows-per-item) * cols floats take at most this many KiB; 0: never */
     unsigned local_row_kib_avx2; /* the same bound instead on PoCL x86 hosts without AVX-512
                                (info.x86_no_avx512), where each bf16 conversion costs more */
     unsigned bwd_local_row_kib_avx2; /* backward, all tensors 16-bit, streaming one item per row, on
                                PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
-                               fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
-                               floats take at most this many KiB; 0: never (and elsewhere) */
+                               fp32 in local memory for dx's pass, with the weight's fp32 copy, when their
+                               (2 * rows-per-item + 1) * cols floats take at most this many KiB; 0:
+                               never (and elsewhere) */
     unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
                                the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;
@@ -162,13 +164,15 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);
 /* Launch shape of one kernel call. */
 typedef struct clnorm_launch {
     unsigned vec, tpr, rpw, ncache, nacc;
-    unsigned rpi;  /* backward: rows per item at once (1 outside the register-cache regime) */
+    unsigned rpi;  /* rows per item at once (backward: register-cache or streaming regime with
+                      dweight/dbias; forward: with the local row; 1 elsewhere) */
     bool raw;      /* the register cache holds x (backward: x and dy) as stored */
     bool pipe;     /* register cache with the next block's loads issued early (PIPE) */
     bool persistent; /* forward: a persistent grid (groups per compute unit, not per row block) */
     bool prefetch;   /* backward: L2 prefetch of the next row block (NV_PREFETCH) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
-    bool local_row; /* forward: weight, bias and row in fp32 in local memory (LOCAL_ROW) */
+    bool local_row; /* fp32 rows in local memory (LOCAL_ROW): forward weight, bias and the item's rows;
+                       backward x-hat and g of the item's rows, and the weight */
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     size_t groups;

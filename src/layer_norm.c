@@ -271,7 +271,7 @@ static void forward_options(const clnorm_context *ctx, const void *arg_, char *b
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
     snprintf(buf, n, "%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
-             L->local_row ? " -DLOCAL_ROW" : "",
+             !L->local_row ? "" : ctx->info.pocl_x86 ? " -DLOCAL_ROW -DFWD_PREFETCH" : " -DLOCAL_ROW",
              L->pipe ? " -DPIPE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "");
 }
@@ -560,7 +560,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_view(&a, &vdr, true);
         arg_view(&a, &vdx, true);
         arg(&a, sizeof part, &part);
-        if (L.local_row) /* x-hat and g of the item's rows, in fp32 */
+        if (L.local_row) /* x-hat and g of the item's rows, then the weight, in fp32 */
             arg_local_bytes(&a, (2 * (size_t)L.rpi + 1) * cols * sizeof(float));
         if (partials)
             reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);

@@ -465,11 +465,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
-    /* Rows per item: for the dweight/dbias sums' sake (one item's register sums, or one pass over
-     * the workspace row, serve RPI rows), so only in calls with them; with the rows in registers,
-     * or streamed (not where only the sums fit). Without the sums, side-by-side rows only cost (on
-     * PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). */
-    L.rpi = backward && partials && (L.ncache || !L.nacc) && rpi_req > 1 && rpi_cols_ok ? rpi_req : 1;
+    /* Rows per item: in the backward for the dweight/dbias sums' sake (one item's register sums, or
+     * one pass over the workspace row, serve RPI rows), so only in calls with them; with the rows
+     * in registers, or streamed (not where only the sums fit). Without the sums, side-by-side rows
+     * only cost (on PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). In the forward with its
+     * local row only (below), where a short row's chain of dependent steps (its sums, their
+     * horizontal adds, the division, rsqrt) otherwise leaves the core waiting. */
+    L.rpi = rpi_req > 1 && rpi_cols_ok && (!backward || (partials && (L.ncache || !L.nacc))) ? rpi_req : 1;
     L.raw = L.ncache && max_elem == 2 && (op->raw16 || fit);
     size_t rpw = op->wg / tpr;
     if (rpw < 1)
@@ -477,11 +479,6 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     while (rpw > 1 && rpw * tpr > max_wg)
         rpw /= 2;
     L.rpw = (unsigned)rpw;
-    /* The forward's rows per item: with its local row only (below), where a short row's chain of
-     * dependent steps (its sums, their horizontal adds, the division, rsqrt) otherwise leaves the
-     * core waiting; forward.cl takes RPI rows side by side. */
-    if (!backward && rpi_req > 1 && rpi_cols_ok)
-        L.rpi = rpi_req;
     /* backward.cl's row sums take 2 * RPI floats per item, plus as many per 32 items, of local
      * memory (RED_SIZE): fewer rows per item where that would not fit */
     const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
@@ -537,7 +534,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 L.dxb = op->dxb_res;
         }
     }
-    /* the local buffer (3 * cols floats) within the table's size, and with the kernel's own row-sum
+    /* the forward's local buffer ((2 + rpi) * cols floats) within the table's size, and with the kernel's own row-sum
      * scratch (two buffers of RED_SIZE: 4 floats for a one-item group) within the device's local
      * memory. (The scratch once counted against the table's size too, which moved its 12 KiB
      * bound from cols 1024 to 1023: PoCL bf16 forward at cols 1024 without the local row 0.352 ->
@@ -548,7 +545,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * lost; session 11), and a GPU has its register cache for the same job. */
     const bool cpu_dev = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     /* (2 + RPI) * cols floats: weight, bias and the item's rows. The forward's RPI rows only with the
-     * local row: where they would not fit, one row (the local row gained more). */
+     * local row: where they would not fit, half as many (the local row gained more). */
     for (;;) {
         const double row_bytes = (2.0 + L.rpi) * (double)cols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
         L.local_row = cpu_dev && !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
@@ -556,7 +553,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                       (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
         if (L.local_row || backward || L.rpi == 1)
             break;
-        L.rpi = 1;
+        L.rpi /= 2;
     }
     if (backward) {
         /* x-hat and g of the item's rows and the weight ((2 * rpi + 1) * cols floats) within the

@@ -35,6 +35,9 @@
  * CLNORM_DEVICE decides the device. No device is a test failure, never a skip. */
 clnorm_context *test_context(void);
 
+/* 1 when the shared context's device is a CPU device (CPU-device modes: the local row), else 0. */
+unsigned test_device_is_cpu(void);
+
 /* Runs a suite without fork (CK_NOFORK), releases the shared context, returns the exit code. */
 int test_run_suite(Suite *suite);
 

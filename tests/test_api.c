@@ -858,15 +858,14 @@ static bool pocl_x86_without_avx512(void)
 }
 
 /* The CPU row's forward on a CPU device converts weight, bias and an all-16-bit row to fp32 once
- * into local memory when their 3 * cols floats fit local_row_kib (local_row_kib_avx2 on PoCL x86 hosts without
- * AVX-512): 12 KiB is cols 1024 exactly, 48 KiB cols 4096 (the kernel's row-sum scratch is checked
- * against the device's local memory, not against the table's size). */
+ * into local memory when their (2 + rows per item) * cols floats fit local_row_kib (local_row_kib_avx2
+ * on PoCL x86 hosts without AVX-512); the CPU row takes one row per item from cols 513, so 12 KiB is
+ * cols 1024 exactly, 48 KiB cols 4096 (the kernel's row-sum scratch is checked against the
+ * device's local memory, not against the table's size). */
 START_TEST(plan_local_row_rule)
 {
     const bool avx2 = pocl_x86_without_avx512();
-    cl_device_type type = 0;
-    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL));
-    const unsigned cpu = (type & CL_DEVICE_TYPE_CPU) != 0; /* the local row is a CPU-device mode */
+    const unsigned cpu = test_device_is_cpu(); /* the local row is a CPU-device mode */
     clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=48"),
                    *off = class_context_with_tune("cpu", "local_row_kib=0,local_row_kib_avx2=0");
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu);
@@ -912,11 +911,10 @@ END_TEST
  * with the local row. */
 START_TEST(plan_fwd_rows_per_item_rule)
 {
-    cl_device_type type = 0;
-    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL));
-    const unsigned cpu = (type & CL_DEVICE_TYPE_CPU) != 0, two = cpu ? 2 : 1;
+    const unsigned cpu = test_device_is_cpu(), two = cpu ? 2 : 1;
     clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,fwd_rpi16=2,fwd_rpi_cols_max=4096"),
-                   *b = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,fwd_rpi16=4,fwd_rpi_cols_max=2048"),
+                   *b = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,fwd_rpi16=4,fwd_rpi_cols_max=2048,"
+                                                       "bwd_rpi16=1,bwd_rpi16_avx2=1"),
                    *g = class_context_with_tune("gpu", "fwd_rpi16=2,fwd_rpi_cols_max=0");
     ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).rows_per_item, two);
     ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, cpu);
@@ -930,8 +928,13 @@ START_TEST(plan_fwd_rows_per_item_rule)
     ck_assert_uint_eq(plan_of(b, 0, 2049, CLNORM_BF16).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(b, 0, 2049, CLNORM_BF16).local_row, cpu);
     ck_assert_uint_eq(plan_of(g, 0, 256, CLNORM_BF16).rows_per_item, 1);
-    /* the backward keeps its own rule (bwd_rpi*) */
-    ck_assert_uint_eq(plan_of(b, 1, 256, CLNORM_BF16).rows_per_item, 1);
+    /* the backward keeps its own rule (bwd_rpi*: a leak of fwd_rpi16 would give 4 here) */
+    ck_assert_uint_eq(plan_of(b, 1, 2048, CLNORM_BF16).rows_per_item, 1);
+    /* where 4 rows do not fit the bound but 2 do, 2 (24 KiB: 6 * 1024 floats > 16 KiB >= 4 * 1024) */
+    clnorm_context *h = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,fwd_rpi16=4,fwd_rpi_cols_max=0");
+    ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).rows_per_item, two);
+    ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).local_row, cpu);
+    clnorm_context_release(h);
     clnorm_context_release(a);
     clnorm_context_release(b);
     clnorm_context_release(g);
