@@ -97,6 +97,26 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
      * clang builtin. */
 #define XR(i, k) (*(__local floatv *)(lx + (i) * cols + (k) * VEC))
 #define XR_FIRST(i, k) (XR(i, k) = LDV(T_X, xr[i], (k) * VEC) - shift[i])
+#define SQ_DEV(i, k) ((XR(i, k) - dmean[i]) * (XR(i, k) - dmean[i]))
+/* acc[i] += the sum of TERM(i, k) over row i's vectors, in blocks of CHUNK vectors with two partial
+ * sums each (the blocked order of the loop below) */
+#define ROWS_BLOCKED_SUM(TERM)                                                                   \
+    for (long k0 = 0; k0 < nv; k0 += CHUNK) {                                                    \
+        floatv p0[RPI], p1[RPI];                                                                 \
+        _Pragma("unroll") for (int i = 0; i < RPI; ++i) p0[i] = p1[i] = 0.0f;                    \
+        const long k1 = min(nv, k0 + CHUNK);                                                     \
+        long k = k0;                                                                             \
+        for (; k + 1 < k1; k += 2) {                                                             \
+            _Pragma("unroll") for (int i = 0; i < RPI; ++i) {                                    \
+                p0[i] += TERM(i, k);                                                             \
+                p1[i] += TERM(i, k + 1);                                                         \
+            }                                                                                    \
+        }                                                                                        \
+        if (k < k1) {                                                                            \
+            _Pragma("unroll") for (int i = 0; i < RPI; ++i) p0[i] += TERM(i, k);                 \
+        }                                                                                        \
+        _Pragma("unroll") for (int i = 0; i < RPI; ++i) acc[i] += p0[i] + p1[i];                 \
+    }
     const ulong nblocks = (rows + RPI - 1) / RPI;
     const ulong blk_end = blocks_end(nblocks);
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
@@ -120,60 +140,13 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
             xn[i] = x + x_off + (rn < rows ? rn : rows - 1) * x_ld;
 #endif
         }
-        for (long k0 = 0; k0 < nv; k0 += CHUNK) { /* blocked sums, as below */
-            floatv p0[RPI], p1[RPI];
-#pragma unroll
-            for (int i = 0; i < RPI; ++i)
-                p0[i] = p1[i] = 0.0f;
-            const long k1 = min(nv, k0 + CHUNK);
-            long k = k0;
-            for (; k + 1 < k1; k += 2) {
-#pragma unroll
-                for (int i = 0; i < RPI; ++i) {
-                    p0[i] += XR_FIRST(i, k);
-                    p1[i] += XR_FIRST(i, k + 1);
-                }
-            }
-            if (k < k1) {
-#pragma unroll
-                for (int i = 0; i < RPI; ++i)
-                    p0[i] += XR_FIRST(i, k);
-            }
-#pragma unroll
-            for (int i = 0; i < RPI; ++i)
-                acc[i] += p0[i] + p1[i];
-        }
+        ROWS_BLOCKED_SUM(XR_FIRST)
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
             dmean[i] = hsumv(acc[i]) / (float)cols; /* mean - shift */
             acc[i] = 0.0f;
         }
-        for (long k0 = 0; k0 < nv; k0 += CHUNK) {
-            floatv p0[RPI], p1[RPI];
-#pragma unroll
-            for (int i = 0; i < RPI; ++i)
-                p0[i] = p1[i] = 0.0f;
-            const long k1 = min(nv, k0 + CHUNK);
-            long k = k0;
-            for (; k + 1 < k1; k += 2) {
-#pragma unroll
-                for (int i = 0; i < RPI; ++i) {
-                    const floatv d0 = XR(i, k) - dmean[i], d1 = XR(i, k + 1) - dmean[i];
-                    p0[i] += d0 * d0;
-                    p1[i] += d1 * d1;
-                }
-            }
-            if (k < k1) {
-#pragma unroll
-                for (int i = 0; i < RPI; ++i) {
-                    const floatv d = XR(i, k) - dmean[i];
-                    p0[i] += d * d;
-                }
-            }
-#pragma unroll
-            for (int i = 0; i < RPI; ++i)
-                acc[i] += p0[i] + p1[i];
-        }
+        ROWS_BLOCKED_SUM(SQ_DEV)
 #pragma unroll
         for (int i = 0; i < RPI; ++i)
             rs[i] = rsqrt(hsumv(acc[i]) / (float)cols + eps);
