@@ -129,9 +129,9 @@ typedef float8 sums_t;
 #define BWD_DRES 2u
 
 /* LOCAL_ROW (CPUs, the streaming regime, one item per row slot: host-chosen): the first pass keeps
- * each of its RPI rows' x-hat and g in fp32 in local memory ((2 * RPI + 1) * cols floats with the
- * weight's fp32 copy, the host's argument), so that dx's pass reads them back instead of
- * converting x, dy and the weight again and recomputing them. */
+ * each of its RPI rows' x-hat and g in fp32 in local memory (2 * RPI * cols floats, and with
+ * LOCAL_W cols more for the weight's fp32 copy: the host's argument), so that dx's pass reads them
+ * back instead of converting x, dy and the weight again and recomputing them. */
 #ifdef LOCAL_ROW
 #if TPR != 1 || RPW != 1 || NCACHE != 0 || NACC != 0
 #error "LOCAL_ROW is for the streaming one-item-per-row shape"
@@ -190,10 +190,11 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #else
     (void)part;
 #endif
-#ifdef LOCAL_ROW
-    /* the weight in fp32 too, converted once per work-group, after the rows' x-hat and g (bf16 with
-     * dweight/dbias on PoCL, AVX2 host, 2^26 elements, ms: cols 256 18.4 -> 17.5, 1024 17.0 ->
-     * 16.7, 4096 18.8 -> 18.8, 8192 18.6 -> 18.9) */
+#if defined(LOCAL_ROW) && defined(LOCAL_W)
+    /* the weight in fp32 too (host-chosen, where local memory holds it beside the rows), converted
+     * once per work-group, after the rows' x-hat and g (bf16 with dweight/dbias on PoCL, AVX2
+     * host, 2^26 elements, ms: cols 256 18.4 -> 17.5, 1024 17.0 -> 16.7, 4096 18.8 -> 18.8, 8192
+     * 18.6 -> 18.9) */
     __local float *lw = lrow + 2 * RPI * cols;
     for (long k = 0; k < nv; ++k)
         *(__local floatv *)(lw + k * VEC) = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;

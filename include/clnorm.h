@@ -116,8 +116,8 @@
  *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never) and
  *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
- *     (2 * rows-per-item + 1) * cols floats, with the weight's fp32 copy, take at most this many KiB;
- *     0 = never), `bwd_rpi16_avx2`
+ *     2 * rows-per-item * cols floats take at most this many KiB, with the weight's fp32 copy where
+ *     cols more fit too; 0 = never), `bwd_rpi16_avx2`
  *     (on such a host: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
  *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
@@ -476,8 +476,9 @@ typedef struct clnorm_launch_info {
                                          `local_row_kib`, or `local_row_kib_avx2` on a PoCL x86
                                          host without AVX-512); the backward, on such a
                                          host only, keeps x-hat and g of its rows_per_item rows
-                                         for dx's pass, and the weight ((2 * rows_per_item + 1)
-                                         * cols floats within `bwd_local_row_kib_avx2`); 0 elsewhere (0.8 appended this
+                                         for dx's pass (2 * rows_per_item * cols floats within
+                                         `bwd_local_row_kib_avx2`, and the weight's fp32 copy
+                                         where cols more fit too); 0 elsewhere (0.8 appended this
                                          field) */
 } clnorm_launch_info;
 

@@ -149,9 +149,9 @@ typedef struct clnorm_device_params {
                                (info.x86_no_avx512), where each bf16 conversion costs more */
     unsigned bwd_local_row_kib_avx2; /* backward, all tensors 16-bit, streaming one item per row, on
                                PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
-                               fp32 in local memory for dx's pass, with the weight's fp32 copy, when their
-                               (2 * rows-per-item + 1) * cols floats take at most this many KiB; 0:
-                               never (and elsewhere) */
+                               fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
+                               floats take at most this many KiB (and the weight's fp32 copy where cols
+                               more fit too); 0: never (and elsewhere) */
     unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
                                the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;
@@ -172,7 +172,8 @@ typedef struct clnorm_launch {
     bool prefetch;   /* backward: L2 prefetch of the next row block (NV_PREFETCH) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* fp32 rows in local memory (LOCAL_ROW): forward weight, bias and the item's rows;
-                       backward x-hat and g of the item's rows, and the weight */
+                       backward x-hat and g of the item's rows */
+    bool local_w;   /* backward with local_row: the weight's fp32 copy there too (LOCAL_W) */
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     size_t groups;

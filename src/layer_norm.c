@@ -182,7 +182,7 @@ static uint32_t dtype_code(const clnorm_view *v) { return v->present ? (uint32_t
 enum {
     KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
     KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
-    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11
+    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12
 };
 static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
 {
@@ -195,7 +195,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
     k->v[5] = L->nacc;
     k->v[6] = L->rpi;
     k->v[7] = (L->raw ? KEY_RAW : 0) | (L->pipe ? KEY_PIPE : 0) | (L->persistent ? KEY_PERSISTENT : 0) |
-              (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) |
+              (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) |
               (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
     k->v[9] = L->acc_local;
@@ -425,7 +425,7 @@ static void backward_options(const clnorm_context *ctx, const void *arg_, char *
         snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
     snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             L->local_row ? " -DLOCAL_ROW" : "", dxb, nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
+             !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
              L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials ? 1 : 0, token(o->dy), token(o->x),
              token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "");
@@ -561,7 +561,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_view(&a, &vdx, true);
         arg(&a, sizeof part, &part);
         if (L.local_row) /* x-hat and g of the item's rows, then the weight, in fp32 */
-            arg_local_bytes(&a, (2 * (size_t)L.rpi + 1) * cols * sizeof(float));
+            arg_local_bytes(&a, (2 * (size_t)L.rpi + (L.local_w ? 1 : 0)) * cols * sizeof(float));
         if (partials)
             reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)

@@ -556,16 +556,21 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         L.rpi /= 2;
     }
     if (backward) {
-        /* x-hat and g of the item's rows and the weight ((2 * rpi + 1) * cols floats) within the
-         * table's size, and with
+        /* x-hat and g of the item's rows (2 * rpi * cols floats), with the weight's fp32 copy (cols
+         * more) where that fits too (bf16 at cols 65536 lost 5-20 % when the weight's share cost it
+         * the local row), within the table's size, and with
          * the row sums' scratch (two sums_t of up to 8 floats) within local memory. Measured on an
          * AVX2 host only (PoCL bf16 with dweight/dbias, 2^26 elements, ms, without -> with: cols 256
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
          * 32.6 -> 47.9, so 16-bit calls only) */
-        const double b_bytes = (2.0 * L.rpi + 1.0) * (double)cols * sizeof(float), b_all = b_bytes + 64.0;
-        L.local_row = cpu_dev && ctx->info.x86_no_avx512 && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache &&
-                      !L.nacc && P->bwd_local_row_kib_avx2 && b_bytes <= (double)P->bwd_local_row_kib_avx2 * 1024.0 &&
-                      (!ctx->info.local_mem || b_all <= (double)ctx->info.local_mem);
+        for (int with_w = 1; with_w >= 0 && !L.local_row; --with_w) {
+            const double b_bytes = (2.0 * L.rpi + with_w) * (double)cols * sizeof(float), b_all = b_bytes + 64.0;
+            L.local_row = cpu_dev && ctx->info.x86_no_avx512 && max_elem == 2 && L.tpr == 1 && L.rpw == 1 &&
+                          !L.ncache && !L.nacc && P->bwd_local_row_kib_avx2 &&
+                          b_bytes <= (double)P->bwd_local_row_kib_avx2 * 1024.0 &&
+                          (!ctx->info.local_mem || b_all <= (double)ctx->info.local_mem);
+            L.local_w = L.local_row && with_w;
+        }
     }
 
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);

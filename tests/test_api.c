@@ -879,19 +879,20 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(off, 0, 256, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
     clnorm_context_release(off);
-    /* the backward's x-hat and g and the weight, (2 * rows-per-item + 1) * cols floats: on AVX2 PoCL
-     * hosts only; 144 KiB is cols 4096 with 4 rows per item (the CPU row's from cols 2048), cols
-     * 12288 one at a time */
+    /* the backward's x-hat and g, 2 * rows-per-item * cols floats (and the weight's copy where cols
+     * more fit): on AVX2 PoCL hosts only; 144 KiB is cols 4608 with 4 rows per item (the CPU row's
+     * from cols 2048), cols 18432 one at a time */
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
     a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=144,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
     off = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0");
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).local_row, avx2);
     ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).local_row, avx2);
-    ck_assert_uint_eq(plan_of(a, DX, 12288, CLNORM_BF16).rows_per_item, 1);
-    ck_assert_uint_eq(plan_of(a, DX, 12288, CLNORM_BF16).local_row, avx2);
-    ck_assert_uint_eq(plan_of(a, DX, 12296, CLNORM_BF16).local_row, 0);
-    ck_assert_uint_eq(plan_of(a, 1, 4100, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, DX, 18432, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(a, DX, 18432, CLNORM_BF16).local_row, avx2);
+    ck_assert_uint_eq(plan_of(a, DX, 18440, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 1, 4608, CLNORM_BF16).local_row, avx2);
+    ck_assert_uint_eq(plan_of(a, 1, 4616, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_F32).local_row, 0);
     ck_assert_uint_eq(plan_of(off, 1, 1024, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
