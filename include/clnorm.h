@@ -121,7 +121,7 @@
  *     (on such a host: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
  *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
- *     row's bound, else one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
+ *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
  *     to these cols; 0 = no bound). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
