@@ -35,7 +35,6 @@ clnorm_context *test_context(void)
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
  * repeating another suite. */
-/* the test device's compute units (persistent grids are counted in groups per unit) */
 unsigned test_device_is_cpu(void)
 {
     cl_device_type type = 0;
@@ -44,6 +43,7 @@ unsigned test_device_is_cpu(void)
     return (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
+/* the test device's compute units (persistent grids are counted in groups per unit) */
 static size_t compute_units(void)
 {
     cl_uint cus = 0;

@@ -908,8 +908,8 @@ START_TEST(plan_local_row_rule)
 END_TEST
 
 /* The forward's rows per item (fwd_rpi16, up to fwd_rpi_cols_max): 16-bit calls with the local
- * row only, (2 + rows) * cols floats of it; where that does not fit but one row's does, one row
- * with the local row. */
+ * row only, (2 + rows) * cols floats of it; where that does not fit, half as many rows, down to
+ * one row with the local row (or none). */
 START_TEST(plan_fwd_rows_per_item_rule)
 {
     const unsigned cpu = test_device_is_cpu(), two = cpu ? 2 : 1;
