@@ -386,7 +386,7 @@ inline float shfl_xor(float v, int mask)
 #define WARP_PART(SHFL) for (uint m = 1; m < (TPR < 32 ? TPR : 32); m <<= 1) v = v + SHFL(v, m);
 #if TPR <= 32
 #define ROW_SUM_BODY(T, SHFL, TAIL) (void)red; (void)base; WARP_PART(SHFL) return v;
-#elif defined(ROW_SUM_LOOP)
+#elif !defined(ROW_SUM_BFLY)
 #define ROW_SUM_BODY(T, SHFL, TAIL)                                                                     \
     WARP_PART(SHFL)                                                                                     \
     if (lane % 32 == 0)                                                                                 \
@@ -398,9 +398,10 @@ inline float shfl_xor(float v, int mask)
     TAIL                                                                                                \
     return s;
 #else
-/* the warps' sums: lane i of every warp of the slot takes warp i's (i modulo the next power of two
- * p of TPR / 32; -0, the additive identity, past them) and a butterfly over p lanes adds them: one
- * load and log2(p) shuffles where a loop of TPR / 32 loads and adds ran in every item */
+/* ROW_SUM_BFLY (host-chosen, long rows: params.c has the figures): lane i of every warp of the slot
+ * takes warp i's sum (i modulo the next power of two p of TPR / 32; -0, the additive identity, past
+ * them) and a butterfly over p lanes adds them: one load and log2(p) shuffles where the loop above
+ * has TPR / 32 loads and adds in every item */
 #define ROW_SUM_BODY(T, SHFL, TAIL)                                                                     \
     WARP_PART(SHFL)                                                                                     \
     if (lane % 32 == 0)                                                                                 \
@@ -459,91 +460,3 @@ DEFINE_ROW_SUM(row_sum2, float2, unused)
 DEFINE_ROW_SUM(row_sum4, float4, unused)
 DEFINE_ROW_SUM(row_sum8, float8, unused)
 #endif
-
-/* ---- a row's sum and squared deviations in one merge (FWD_MERGE) ------------------------------
- * Each item brings (s, m2, n): the sum of its n values and the sum of their squared deviations from
- * its own mean s / n, computed two-pass from its registers. The slot's
- *   M2 = sum over parts p of (m2_p + n_p * (s_p / n_p - S / N)^2)
- * is exact algebra (Chan, Golub & LeVeque's pairwise update, one level at a time) and a sum of
- * non-negative terms: no cancellation, unlike E[x^2] - E[x]^2. Two levels: each part (a warp with
- * NV_SHFL, otherwise 32 items) merges its items, then every item merges the parts, so the mean and
- * the variance of a row need one barrier (the generic path with TPR > 32: two) where two row sums
- * needed two (four). Returns (S, M2), bitwise the same in every item of the slot (butterflies, and
- * the same values in the same order). No closing barrier: callers alternate between two buffers of
- * STATS_SIZE floats, as with the _nb row sums. Every item of the work-group must call it. */
-#if defined(NV_SHFL) && TPR > 32
-#define STATS_SIZE RED_SIZE
-#else
-#define STATS_SIZE (3 * RED_SIZE)
-#endif
-/* n * (s / n - m)^2: a part's squared deviations from its own mean moved to mean m (0 for no values) */
-inline float moved_m2(float s, float n, float m)
-{
-    const float d = n > 0.0f ? s / n - m : 0.0f;
-    return n * d * d;
-}
-/* the merge of np parts (sums s[i * stride], squared deviations m2[...], counts n[...]): (S, M2, N) */
-inline float4 merge_parts(const __local float *s, const __local float *m2, const __local float *n, uint np, uint stride)
-{
-    float S = s[0], N = n[0];
-    for (uint i = 1; i < np; ++i) {
-        S += s[i * stride];
-        N += n[i * stride];
-    }
-    const float m = N > 0.0f ? S / N : 0.0f;
-    float M2 = m2[0] + moved_m2(s[0], n[0], m);
-    for (uint i = 1; i < np; ++i)
-        M2 += m2[i * stride] + moved_m2(s[i * stride], n[i * stride], m);
-    return (float4)(S, M2, N, 0.0f);
-}
-inline float2 row_stats_nb(float s, float m2, float n, __local float *red)
-{
-    const uint lid = get_local_id(0), lane = lid % TPR, base = lid - lane;
-#if TPR == 1
-    (void)red; (void)lane; (void)base; (void)n;
-    return (float2)(s, m2);
-#elif defined(NV_SHFL)
-    float S = s, N = n;
-    for (uint k = 1; k < (TPR < 32 ? TPR : 32); k <<= 1) {
-        S += shfl_xor(S, k);
-        N += shfl_xor(N, k);
-    }
-    float M2 = m2 + moved_m2(s, n, N > 0.0f ? S / N : 0.0f);
-    for (uint k = 1; k < (TPR < 32 ? TPR : 32); k <<= 1)
-        M2 += shfl_xor(M2, k);
-#if TPR <= 32
-    (void)red; (void)base;
-    return (float2)(S, M2);
-#else
-    const uint nw = (WG + 31) / 32;
-    if (lane % 32 == 0) {
-        red[lid / 32] = S;
-        red[nw + lid / 32] = M2;
-        red[2 * nw + lid / 32] = N;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return merge_parts(red + base / 32, red + nw + base / 32, red + 2 * nw + base / 32, TPR / 32, 1).xy;
-#endif
-#else
-    __local float *rs = red, *rm = red + WG, *rn = red + 2 * WG;
-    rs[lid] = s;
-    rm[lid] = m2;
-    rn[lid] = n;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if TPR <= 32
-    return merge_parts(rs + base, rm + base, rn + base, TPR, 1).xy;
-#else
-    /* level 1: lane j < TPR/32 merges the slot's items j, j + TPR/32, ... (conflict-free strides) */
-    const uint nw = (WG + 31) / 32;
-    __local float *qs = red + 3 * WG, *qm = qs + nw, *qn = qm + nw;
-    if (lane < TPR / 32) {
-        const float4 p = merge_parts(rs + base + lane, rm + base + lane, rn + base + lane, 32, TPR / 32);
-        qs[base / 32 + lane] = p.x;
-        qm[base / 32 + lane] = p.y;
-        qn[base / 32 + lane] = p.z;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return merge_parts(qs + base / 32, qm + base / 32, qn + base / 32, TPR / 32, 1).xy;
-#endif
-#endif
-}

@@ -43,17 +43,8 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #endif
                     )
 {
-#ifdef FWD_MERGE
-    /* two buffers taken by turns, row block by row block (row_stats_nb) */
-#if NCACHE == 0 || defined(LOCAL_ROW)
-#error "FWD_MERGE is for the register cache"
-#endif
-    __local float red[2 * STATS_SIZE];
-    uint turn = 0;
-#else
     /* two buffers: the mean's and the variance's sums (row_sum_nb) */
     __local float red[2 * RED_SIZE];
-#endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const long nv = (long)(cols / VEC);
@@ -280,33 +271,6 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #endif
         }
 #endif /* PIPE */
-#ifdef FWD_MERGE
-        /* the item's own mean and squared deviations from it (two-pass, from registers), then one
-         * merge for the row (row_stats_nb): one barrier where the two row sums below take two, and
-         * the deviations need not wait for the row's mean (the H200's long 16-bit rows, one group
-         * of 512 items per compute unit, wait on those barriers) */
-        float cnt = 0.0f;
-        if (valid) {
-#pragma unroll
-            for (int j = 0; j < NCACHE; ++j)
-                if (lane + (long)j * TPR < nv)
-                    cnt += (float)VEC;
-        }
-        const float s_own = hsumv(acc), m_own = cnt > 0.0f ? s_own / cnt : 0.0f;
-        acc = 0.0f;
-        if (valid) {
-#pragma unroll
-            for (int j = 0; j < NCACHE; ++j) {
-                const floatv d = XC(j) - m_own;
-                if (lane + (long)j * TPR < nv)
-                    acc += d * d;
-            }
-        }
-        const float2 st = row_stats_nb(s_own, hsumv(acc), cnt, red + turn * STATS_SIZE);
-        turn ^= 1u;
-        const float dmean = st.x / (float)cols; /* mean - shift */
-        const float var = st.y / (float)cols;
-#else
         const float dmean = row_sum_nb(hsumv(acc), red) / (float)cols; /* mean - shift */
 
         acc = 0.0f;
@@ -345,7 +309,6 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #endif
         }
         const float var = row_sum_nb(hsumv(acc), red + RED_SIZE) / (float)cols;
-#endif /* FWD_MERGE */
         const float rs = rsqrt(var + eps);
 
         if (valid) {

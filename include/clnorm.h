@@ -122,7 +122,11 @@
  *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
  *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
- *     to these cols; 0 = no bound). `clnorm-bench --tune` times a built-in grid of them
+ *     to these cols; 0 = no bound), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
+ *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
+ *     many work-items; 0 = never, else up to 1024; the backward's calls with dweight/dbias and the
+ *     residual gradient loaded early keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
+ *     (only up to these cols; 0 = no bound). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.

@@ -123,9 +123,9 @@ typedef struct clnorm_op_params {
                                persistent groups per compute unit (as groups_per_cu) instead,
                                where their registers leave room for fewer (0: groups_per_cu) */
     unsigned groups16_res;  /* the same with a residual gradient (0: groups_per_cu) */
-    unsigned merge_tpr;     /* forward, register cache: the row's mean and variance in one merge of
-                               per-item statistics (FWD_MERGE) where a row takes at least this many
-                               items (0: never; two row sums) */
+    unsigned bfly_tpr;      /* NV_SHFL row sums: the warps' sums added by a butterfly (ROW_SUM_BFLY)
+                               where a row takes at least this many items (0: never; a loop) */
+    unsigned bfly_cols_max; /* ... and the row at most this many cols (0: any) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -179,7 +179,7 @@ typedef struct clnorm_launch {
     bool local_w;   /* backward with local_row: the weight's fp32 copy there too (LOCAL_W) */
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
-    bool merge;     /* forward, register cache: mean and variance in one merge (FWD_MERGE) */
+    bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
     size_t groups;
 } clnorm_launch;
 

@@ -169,9 +169,9 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s", L->vec,
+    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s", L->vec,
              L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
-             ctx->params->nv_shfl ? " -DNV_SHFL" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
+             ctx->params->nv_shfl ? " -DNV_SHFL" : "", L->bfly ? " -DROW_SUM_BFLY" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
              zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "");
 }
 
@@ -182,7 +182,7 @@ static uint32_t dtype_code(const clnorm_view *v) { return v->present ? (uint32_t
 enum {
     KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
     KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
-    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_MERGE = 1u << 13
+    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_BFLY = 1u << 13
 };
 static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
 {
@@ -195,7 +195,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
     k->v[5] = L->nacc;
     k->v[6] = L->rpi;
     k->v[7] = (L->raw ? KEY_RAW : 0) | (L->pipe ? KEY_PIPE : 0) | (L->persistent ? KEY_PERSISTENT : 0) |
-              (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) | (L->merge ? KEY_MERGE : 0) |
+              (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) | (L->bfly ? KEY_BFLY : 0) |
               (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
     k->v[9] = L->acc_local;
@@ -266,13 +266,13 @@ static void forward_options(const clnorm_context *ctx, const void *arg_, char *b
 {
     const fwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[160];
+    char shape[192];
     shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    snprintf(buf, n, "%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
+    snprintf(buf, n, "%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
              !L->local_row ? "" : ctx->info.pocl_x86 ? " -DLOCAL_ROW -DFWD_PREFETCH" : " -DLOCAL_ROW",
-             L->pipe ? " -DPIPE" : "", L->merge ? " -DFWD_MERGE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
+             L->pipe ? " -DPIPE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "");
 }
 
@@ -417,7 +417,7 @@ static void backward_options(const clnorm_context *ctx, const void *arg_, char *
 {
     const bwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[160], dxb[24] = "", nacc_local[32] = "";
+    char shape[192], dxb[24] = "", nacc_local[32] = "";
     shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->dxb)
         snprintf(dxb, sizeof dxb, " -DDXB=%u", L->dxb);

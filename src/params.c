@@ -51,7 +51,7 @@ static const clnorm_device_params table[] = {
      *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
      *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16
      *             fit16 fit16_tpr fit16_deep fit16_deep_tpr raw16_vecs acc_local_res dxb_res groups16
-     *             groups16_res merge_tpr}
+     *             groups16_res bfly_tpr bfly_cols_max}
      *   backward {the same}
      *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
      *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB
@@ -59,9 +59,9 @@ static const clnorm_device_params table[] = {
      *   backward's x-hat and g in local memory up to the next many KiB and its 16-bit calls with
      *   this many rows per item (0: the op's) */
     {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0, 512, 32768}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1, 512, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
     {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
+     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -83,10 +83,10 @@ static const clnorm_device_params table[] = {
      * row, 16-bit rows of up to 512 elements go two at a time (forward.cl; the AVX2 host, bf16, ms,
      * one -> two rows: cols 256 15.0 -> 12.5, 512 15.1 -> 11.5; 1024 10.95 -> 11.05, 2048 11.6 ->
      * 14.5). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 512, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512, 1},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
+    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 512, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512, 1},
+    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
@@ -184,7 +184,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_fit16_deep_tpr", &p->fwd.fit16_deep_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
         {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
         {"bwd_groups16", &p->bwd.groups16, 0, 64, false}, {"bwd_groups16_res", &p->bwd.groups16_res, 0, 64, false},
-        {"fwd_merge_tpr", &p->fwd.merge_tpr, 0, 1024, false},
+        {"fwd_bfly_tpr", &p->fwd.bfly_tpr, 0, 1024, false}, {"bwd_bfly_tpr", &p->bwd.bfly_tpr, 0, 1024, false},
+        {"fwd_bfly_cols_max", &p->fwd.bfly_cols_max, 0, 1u << 30, false},
+        {"bwd_bfly_cols_max", &p->bwd.bfly_cols_max, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {
@@ -519,9 +521,17 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const unsigned pf_cols = max_elem == 2 ? op->prefetch16_cols : has_dres ? 0 : op->prefetch_cols;
     L.prefetch = backward && partials && pf_cols && cols >= pf_cols && ctx->info.nv_cc_major > 0 && L.nacc &&
                  2 * L.nacc <= op->nacc;
-    /* the forward's mean and variance in one merge where a row takes merge_tpr items or more (its
-     * reductions' barriers are what long rows in one group per compute unit wait on) */
-    L.merge = !backward && L.ncache && op->merge_tpr && L.tpr >= op->merge_tpr;
+    /* NVIDIA's row sums: the warps' sums added by a butterfly where rows take bfly_tpr items or
+     * more (one or two groups per compute unit, which spent issue slots on the loop over them; the
+     * H200, ms, loop -> butterfly: bf16 forward 16384 0.1473 -> 0.1454, 32768 0.1648 -> 0.1530,
+     * fp32 forward 32768 0.338 -> 0.310, fp32 dx at 8192 0.416 -> 0.395, bf16 backward_res at
+     * 32768 0.727 -> 0.686; with 128 or 256 items the loop's independent loads won: bf16 forward
+     * 12288 0.140 -> 0.148), up to bfly_cols_max (the forward at 65536, 1024 items x 8 or 16
+     * vectors: bf16 0.196 -> 0.199, fp32 0.448 -> 0.457); not in backward calls with dweight/dbias
+     * and the residual gradient loaded early, whose registers it raised past what two 512-item
+     * groups per compute unit leave (fp32 at 4096: 64 -> 73 registers, 0.519 -> 0.567 ms) */
+    L.bfly = P->nv_shfl && op->bfly_tpr && L.tpr >= op->bfly_tpr && (!op->bfly_cols_max || cols <= op->bfly_cols_max) &&
+             !(backward && partials && L.dr_early);
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
     /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of

@@ -73,7 +73,8 @@ START_TEST(malformed_tune_fails_context_creation)
                          "fwd_fit16=17", "fwd_fit16_tpr=1025", "fwd_raw16_vecs=2000000", "fwd_tpr_max16=100",
                          "bwd_acc_local_res=17", "bwd_dxb_res=-3", "fwd_fit16_deep=17", "fwd_fit16_deep_tpr=2048",
                          "bwd_groups16=65", "bwd_groups16_res=-1", "local_row_kib_avx2=2000000", "bwd_local_row_kib_avx2=-1", "bwd_rpi16_avx2=3",
-                         "fwd_rpi16=3", "fwd_rpi16=8", "fwd_rpi16=0", "fwd_rpi_cols=-1", "fwd_rpi_cols_max=x", "fwd_rpi=2"};
+                         "fwd_rpi16=3", "fwd_rpi16=8", "fwd_rpi16=0", "fwd_rpi_cols=-1", "fwd_rpi_cols_max=x", "fwd_rpi=2",
+                         "fwd_bfly_tpr=1025", "bwd_bfly_tpr=-1", "fwd_bfly_cols_max=y", "bfly_tpr=512"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         clnorm_context *ctx = (clnorm_context *)&bad; /* must be reset to NULL */
         setenv("CLNORM_TUNE", bad[i], 1);
@@ -93,7 +94,8 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_fill16=5,bwd_prefetch_cols=8192,bwd_acc_groups=1,fwd_fit16=6,fwd_fit16_tpr=256,"
                           "fwd_raw16_vecs=6144,fwd_tpr_max16=1024,bwd_acc_local_res=1,bwd_dxb_res=3,fwd_fit16_deep=8,"
                           "fwd_fit16_deep_tpr=128,bwd_groups16=2,bwd_groups16_res=1,local_row_kib_avx2=48,bwd_local_row_kib_avx2=64,bwd_rpi16_avx2=2,"
-                          "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024",
+                          "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024,fwd_bfly_tpr=512,bwd_bfly_tpr=1024,fwd_bfly_cols_max=32768,"
+                          "bwd_bfly_cols_max=0",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
