@@ -34,9 +34,6 @@
 #ifndef T_DY
 #define T_DY f32
 #endif
-#ifndef PREFETCH_DIST
-#define PREFETCH_DIST 1
-#endif
 #ifndef T_DR
 #define T_DR f32
 #endif
@@ -267,24 +264,14 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI];
 #ifdef NV_PREFETCH
-        /* PREFETCH_DIST blocks ahead (the first block asks for the ones before that too), and
-         * with PREFETCH_DR the residual gradient of this block */
-        for (int d_ = blk == blocks_first(nblocks) ? 1 : PREFETCH_DIST; d_ <= PREFETCH_DIST; ++d_) {
-            if (blk + d_ * blocks_step() < blk_end) {
-                const ulong nr0 = row0 + d_ * blocks_step() * RPW * RPI;
-                for (int i = 0; i < RPI; ++i)
-                    if (nr0 + i < rows) {
-                        PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)
-                        PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)
-                    }
-            }
-        }
-#ifdef PREFETCH_DR
-        if (flags & BWD_DRES)
+        if (blk + blocks_step() < blk_end) {
+            const ulong nr0 = row0 + blocks_step() * RPW * RPI;
             for (int i = 0; i < RPI; ++i)
-                if (row0 + i < rows)
-                    PREFETCH_ROW(dr + dr_off + (row0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
-#endif
+                if (nr0 + i < rows) {
+                    PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)
+                    PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)
+                }
+        }
 #endif
 #if NCACHE > 0
 #ifdef PIPE
