@@ -45,23 +45,31 @@
  * dweight/dbias, what their registers let run at once (bf16 cols 64 / 4096 / 8192: 0.301 / 0.216
  * / 0.221 -> 0.249 / 0.209 / 0.214 ms, with the residual 0.510 / 0.279 / 0.276 -> 0.322 / 0.265 /
  * 0.266). */
+/* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
+ * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
-    /* vendor type vec shfl cvt reduction-lanes contiguous-rows lane-permutation
-     *   forward  {tpr target target16 tpr_max wg ncache nacc groups/CU rpi rpi16 raw16 rpi_cols
-     *             tpr_max_cached tpr_max16 ncache_dx pipe dr_early rpi16_res rpi_cols_max dx16_cols
-     *             pipe_cols prefetch16_cols dxb dxb16 pipe_vecs prefetch_cols acc_groups fill16
-     *             fit16 fit16_tpr fit16_deep fit16_deep_tpr raw16_vecs acc_local_res dxb_res groups16
-     *             groups16_res bfly_tpr bfly_cols_max}
-     *   backward {the same}
-     *   workspace cap, bf16 by zero-extension, x86 AVX512_BF16 stores, non-temporal output stores
-     *   from this many KiB (0: never), the forward's fp32 row in local memory up to this many KiB
-     *   (on PoCL x86 hosts without AVX-512: up to the next many KiB instead), and on such hosts the
-     *   backward's x-hat and g in local memory up to the next many KiB and its 16-bit calls with
-     *   this many rows per item (0: the op's) */
-    {"NVIDIA", CL_DEVICE_TYPE_GPU, 16, true, true, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 4, 1, 1, 0, 0, 0, 1024, 0, 1, 0, 0, 0, 0, 5120, 0, 0, 0, 0, 0, 0, 0, 6, 256, 8, 128, 6144, 0, 0, 0, 0, 512, 32768}, {0, 2, 2, 512, 256, 3, 8, 4, 1, 1, 1, 0, 1024, 512, 4, 1, 32768, 2, 4096, 8192, 0, 12288, 2, 0, 1024, 8192, 1, 5, 0, 0, 0, 0, 0, 1, 3, 2, 1, 512, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
-    {NULL, CL_DEVICE_TYPE_GPU, 16, false, false, 32, false, false,
-     {0, 4, 4, 512, 128, 8, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 2, 2, 512, 256, 2, 8, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
+    /* NVIDIA GPUs: the H200's figures above */
+    {
+     .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
+     .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
+             .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
+             .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
+             .bfly_cols_max = 32768},
+     .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
+             .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
+             .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
+             .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
+             .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512},
+     .workspace_cap = 64 * MiB,
+    },
+    /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
+    {
+     .vendor = NULL, .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .red_lanes = 32,
+     .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .rpi = 1, .rpi16 = 1},
+     .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 2, .nacc = 8, .groups_per_cu = 4,
+             .rpi = 1, .rpi16 = 1},
+     .workspace_cap = 64 * MiB,
+    },
     /* CPUs (PoCL): one work-item per row with 16-wide vectors; rows stream through the cache, so
      * no register cache and no barriers (PoCL turns work-groups into loops over items). Both grids
      * are persistent (4 one-item groups per compute unit), each group taking a contiguous range
@@ -83,10 +91,23 @@ static const clnorm_device_params table[] = {
      * row, 16-bit rows of up to 512 elements go two at a time (forward.cl; the AVX2 host, bf16, ms,
      * one -> two rows: cols 256 15.0 -> 12.5, 512 15.1 -> 11.5; 1024 10.95 -> 11.05, 2048 11.6 ->
      * 14.5). */
-    {NULL, CL_DEVICE_TYPE_CPU, 64, false, false, 8, true, false, {1, 1, 1, 0, 1, 0, 0, 4, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 512, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {1, 1, 1, 0, 1, 0, 0, 4, 4, 4, 0, 2048, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, true, true, 16384, 12, 512, 512, 1},
-    {NULL, CL_DEVICE_TYPE_ALL, 16, false, false, 8, false, false, {0, 4, 4, 256, 128, 4, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-     {0, 2, 2, 256, 128, 2, 2, 4, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 64 * MiB, false, false, 0, 0, 0, 0, 0},
+    {
+     .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true,
+     .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
+             .rpi_cols_max = 512},
+     .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
+             .rpi_cols = 2048},
+     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
+     .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1,
+    },
+    /* anything else (accelerators): the GPU shapes, smaller */
+    {
+     .vendor = NULL, .type = CL_DEVICE_TYPE_ALL, .vec_bytes = 16, .red_lanes = 8,
+     .fwd = {.target = 4, .target16 = 4, .tpr_max = 256, .wg = 128, .ncache = 4, .rpi = 1, .rpi16 = 1},
+     .bwd = {.target = 2, .target16 = 2, .tpr_max = 256, .wg = 128, .ncache = 2, .nacc = 2, .groups_per_cu = 4,
+             .rpi = 1, .rpi16 = 1},
+     .workspace_cap = 64 * MiB,
+    },
 };
 
 static bool vendor_matches(const char *vendor, const char *want)
