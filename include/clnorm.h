@@ -25,7 +25,8 @@
  *   - `CLNORM_DEVICE`: the device spec clnorm_context_create() and clnorm_select_device() use when
  *     their spec is NULL (forms: see clnorm_context_create()); unset or empty: the default policy.
  *   - `CLNORM_BUILD_OPTIONS`: appended to the OpenCL compiler options of every program a context
- *     builds (read when the context is created).
+ *     builds (read when the context is created; at most 1024 characters, longer fails
+ *     clnorm_context_create() with CLNORM_INVALID_ENVIRONMENT).
  *   - `CLNORM_BUILD_LOG`: a developer's switch: when set (not `0`), each successful program build
  *     writes its options and the compiler's log to stderr (with `-cl-nv-verbose` in
  *     `CLNORM_BUILD_OPTIONS`, NVIDIA's register counts of every variant built).

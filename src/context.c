@@ -23,6 +23,11 @@ static clnorm_status finish_create(clnorm_context *c, clnorm_context **out)
         }
     }
     const char *opt = getenv("CLNORM_BUILD_OPTIONS");
+    if (opt && strlen(opt) > CLNORM_USER_OPTIONS_MAX) {
+        clnorm_context_release(c);
+        return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_BUILD_OPTIONS is %zu characters long: at most %d",
+                            strlen(opt), CLNORM_USER_OPTIONS_MAX);
+    }
     if (opt && *opt) {
         c->user_options = strdup(opt);
         if (!c->user_options) {

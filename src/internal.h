@@ -159,6 +159,11 @@ typedef struct clnorm_device_params {
                                the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;
 
+/* CLNORM_BUILD_OPTIONS longer than this fails context creation (the kernels' own options take
+ * under 512 characters; both fit CLNORM_OPTIONS_MAX, the options buffer, with room) */
+#define CLNORM_USER_OPTIONS_MAX 1024
+#define CLNORM_OPTIONS_MAX (CLNORM_USER_OPTIONS_MAX + 1024)
+
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
 /* Applies "key=value,..." overrides (CLNORM_TUNE) to p; on error fails with a message. */
 clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec);

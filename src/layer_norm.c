@@ -79,7 +79,8 @@ static void arg_view(arg_list *a, const clnorm_view *v, bool matrix)
 
 /* The entry of the variant with this key, building its options (build(ctx, opt_arg, buffer)) and
  * the program only the first time the context sees the key. Lock held. */
-typedef void (*options_fn)(const clnorm_context *ctx, const void *opt_arg, char *buf, size_t n);
+/* writes a kernel's build options into buf (n bytes); false where they did not fit */
+typedef bool (*options_fn)(const clnorm_context *ctx, const void *opt_arg, char *buf, size_t n);
 static clnorm_status variant(clnorm_context *ctx, clnorm_kernel_id id, const clnorm_variant_key *key, options_fn build,
                              const void *opt_arg, size_t *index)
 {
@@ -88,8 +89,12 @@ static clnorm_status variant(clnorm_context *ctx, clnorm_kernel_id id, const cln
         *index = i;
         return CLNORM_SUCCESS;
     }
-    char options[1024];
-    build(ctx, opt_arg, options, sizeof options);
+    char options[CLNORM_OPTIONS_MAX];
+    /* (cannot fail with the CLNORM_BUILD_OPTIONS length context creation allows; a cut string would
+     * build another kernel than the one asked for, so it is an error, never a silent cut) */
+    if (!build(ctx, opt_arg, options, sizeof options))
+        return clnorm__fail(ctx, CLNORM_BUILD_FAILED, "a kernel's build options do not fit the library's %zu-byte buffer",
+                            sizeof options);
     clnorm_status st = clnorm__get_program(ctx, id, options, &i);
     if (st == CLNORM_SUCCESS)
         st = clnorm__variant_add(ctx, key, i);
@@ -161,7 +166,7 @@ static const char *nt_option(const clnorm_context *ctx, size_t rows, size_t cols
     return bytes >= (double)ctx->params->nt_kib * 1024.0 ? " -DNT_STORE" : "";
 }
 
-static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm, bool x86)
+static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const clnorm_launch *L, bool perm, bool x86)
 {
     /* NV_CVT packs (even, odd) pairs in natural order: not with permuted lanes (CLNORM_TUNE perm=1 on
      * NVIDIA), where the portable store is used */
@@ -169,10 +174,10 @@ static void shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s", L->vec,
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s", L->vec,
              L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", L->bfly ? " -DROW_SUM_BFLY" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
-             zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "");
+             zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "") < n;
 }
 
 /* dtype code of a view in a variant key: what token() names it */
@@ -262,18 +267,18 @@ typedef struct {
     const char *nt;
     const clnorm_view *x, *y, *w, *b;
 } fwd_options_arg;
-static void forward_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
+static bool forward_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
 {
     const fwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[192];
-    shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
+    char shape[256];
+    const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    snprintf(buf, n, "%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
              !L->local_row ? "" : ctx->info.pocl_x86 ? " -DLOCAL_ROW -DFWD_PREFETCH" : " -DLOCAL_ROW",
              L->pipe ? " -DPIPE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
-             token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "");
+             token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "") < n;
 }
 
 clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,
@@ -387,14 +392,14 @@ typedef struct {
     unsigned perm_vec;
     const clnorm_view *dw, *db;
 } red_options_arg;
-static void reduce_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
+static bool reduce_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
 {
     const red_options_arg *o = arg_;
     char perm[32] = "";
     if (o->perm_vec)
         snprintf(perm, sizeof perm, " -DPERM_VEC=%u", o->perm_vec);
-    snprintf(buf, n, "-cl-std=CL1.2 -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s", o->rl, perm, token(o->dw), token(o->db),
-             ctx->user_options ? ctx->user_options : "");
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2 -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s", o->rl, perm, token(o->dw), token(o->db),
+             ctx->user_options ? ctx->user_options : "") < n;
 }
 static void reduce_key(clnorm_variant_key *k, const red_options_arg *o)
 {
@@ -413,22 +418,22 @@ typedef struct {
     const char *nt;
     const clnorm_view *dy, *x, *w, *dr, *dx;
 } bwd_options_arg;
-static void backward_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
+static bool backward_options(const clnorm_context *ctx, const void *arg_, char *buf, size_t n)
 {
     const bwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[192], dxb[24] = "", nacc_local[32] = "";
-    shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
+    char shape[256], dxb[24] = "", nacc_local[32] = "";
+    const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->dxb)
         snprintf(dxb, sizeof dxb, " -DDXB=%u", L->dxb);
     if (L->acc_local)
         snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
              !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
              L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials ? 1 : 0, token(o->dy), token(o->x),
-             token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "");
+             token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "") < n;
 }
 
 /* Sets the final reduction's arguments. */

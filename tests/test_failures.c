@@ -1,9 +1,11 @@
 /* Failure paths: a program that fails to build (CLNORM_BUILD_OPTIONS forcing a compile error)
  * returns CLNORM_BUILD_FAILED with the compiler's log in last_error, writes nothing, and a new
- * context made once the option is gone works; a malformed CLNORM_TUNE fails context creation with
+ * context made once the option is gone works; CLNORM_BUILD_OPTIONS reaches the compiler whole or
+ * fails context creation; a malformed CLNORM_TUNE fails context creation with
  * CLNORM_INVALID_ENVIRONMENT; a workspace the device refuses surfaces OpenCL's error unchanged. Leaks on these paths are caught by the ASan run (.ci/run). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,47 @@ START_TEST(build_failure_reports_log_and_recovers)
     ck_assert_msg(!untouched, "the successful call wrote nothing");
     ck_assert_str_eq(clnorm_context_last_error(ctx), "");
     clnorm_context_release(ctx);
+}
+END_TEST
+
+/* CLNORM_BUILD_OPTIONS up to its documented 1024 characters reaches the compiler whole (its last
+ * option, a syntax error, fails the build: nothing was cut off); one character more fails context
+ * creation (it once went through a 1024-byte buffer, and its end was dropped silently) */
+START_TEST(long_build_options_whole_or_refused)
+{
+    char opt[1026];
+    const char *tail = " -Dfloatv=(";
+    memset(opt, 0, sizeof opt);
+    size_t n = 0;
+    for (int i = 0; n + 16 + strlen(tail) < 1024; ++i)
+        n += (size_t)snprintf(opt + n, sizeof opt - n, "-DCLNORM_PAD%d=1 ", i);
+    while (n + strlen(tail) < 1024)
+        opt[n++] = ' ';
+    memcpy(opt + n, tail, strlen(tail) + 1);
+    ck_assert_uint_eq(strlen(opt), 1024);
+    clnorm_context *ctx = NULL;
+    setenv("CLNORM_BUILD_OPTIONS", opt, 1);
+    clnorm_status st = clnorm_context_create(NULL, &ctx);
+    unsetenv("CLNORM_BUILD_OPTIONS");
+    CLNORM_OK(NULL, st);
+    int untouched = 0;
+    st = forward_once(ctx, &untouched);
+    ck_assert_msg(st == CLNORM_BUILD_FAILED, "status %s: the options' end did not reach the compiler", clnorm_status_string(st));
+    ck_assert_msg(strstr(clnorm_context_last_error(ctx), "-Dfloatv=("), "message: %s", clnorm_context_last_error(ctx));
+    ck_assert_msg(untouched, "y was written by a call that failed");
+    clnorm_context_release(ctx);
+
+    strcat(opt, " ");
+    ck_assert_uint_eq(strlen(opt), 1025);
+    ctx = (clnorm_context *)&opt; /* must be reset to NULL */
+    setenv("CLNORM_BUILD_OPTIONS", opt, 1);
+    st = clnorm_context_create(NULL, &ctx);
+    unsetenv("CLNORM_BUILD_OPTIONS");
+    ck_assert_msg(st == CLNORM_INVALID_ENVIRONMENT, "status %s", clnorm_status_string(st));
+    ck_assert_ptr_null(ctx);
+    ck_assert_msg(strstr(clnorm_context_last_error(NULL), "CLNORM_BUILD_OPTIONS") &&
+                      strstr(clnorm_context_last_error(NULL), "1025"),
+                  "message: %s", clnorm_context_last_error(NULL));
 }
 END_TEST
 
@@ -149,6 +192,7 @@ int main(void)
     TCase *tc = tcase_create("failures");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, build_failure_reports_log_and_recovers);
+    tcase_add_test(tc, long_build_options_whole_or_refused);
     tcase_add_test(tc, malformed_tune_fails_context_creation);
     tcase_add_test(tc, workspace_allocation_refused_surfaces_opencl_error);
     suite_add_tcase(s, tc);
