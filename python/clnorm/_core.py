@@ -3,6 +3,7 @@
 import atexit
 import collections
 import ctypes
+import operator
 import threading
 
 import numpy as np
@@ -165,6 +166,24 @@ def bf16_to_float(a):
 
 # ---- arguments -----------------------------------------------------------------------------------
 
+_SIZE_LIMIT = 1 << 64
+
+
+def _size(value, what):
+    """A size, offset or stride for the C library's size_t: a whole number (int or numpy integer;
+    not a float, whose fraction int() would drop) in 0 .. 2**64 - 1 (ctypes would wrap a larger one
+    modulo 2**64 without a word)."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__} ({value!r})") from None
+    if v < 0:
+        raise ValueError(f"{what} = {v} must be >= 0")
+    if v >= _SIZE_LIMIT:
+        raise ValueError(f"{what} = {v} does not fit the C library's size_t (64 bits)")
+    return v
+
+
 class View:
     """A tensor in a raw pyopencl Buffer: element offset, row stride in elements (matrices; 0 means
     dense, i.e. cols) and storage dtype ("f32", "bf16", "f16"; None: the call's dtype argument,
@@ -175,11 +194,9 @@ class View:
     def __init__(self, buffer, offset=0, row_stride=0, dtype=None):
         if not isinstance(buffer, cl.MemoryObjectHolder):
             raise TypeError(f"View: buffer must be a pyopencl.Buffer, not {type(buffer).__name__}")
-        if int(offset) < 0 or int(row_stride) < 0:
-            raise ValueError("View: offset and row_stride must be >= 0")
         self.buffer = buffer
-        self.offset = int(offset)
-        self.row_stride = int(row_stride)
+        self.offset = _size(offset, "View: offset")
+        self.row_stride = _size(row_stride, "View: row_stride")
         self.dtype = None if dtype is None else _dtype_code(dtype, "View")
 
     def __repr__(self):
@@ -282,9 +299,9 @@ class _Call:
                 return int(a.shape[0]), int(a.shape[1])
         if shape is None:
             raise ValueError(f"{self.function}: with Buffers or Views, pass shape=(rows, cols)")
-        rows, cols = (int(s) for s in shape)
-        if rows < 0 or cols < 0:
-            raise ValueError(f"{self.function}: shape={tuple(shape)} must not be negative")
+        if len(tuple(shape)) != 2:
+            raise ValueError(f"{self.function}: shape={tuple(shape)} must be (rows, cols)")
+        rows, cols = (_size(s, f"{self.function}: shape={tuple(shape)}: each entry") for s in shape)
         return rows, cols
 
     def _check_shape(self, name, a, want):
@@ -340,6 +357,10 @@ class _Call:
                     if obj.strides[0] % item or obj.strides[0] < 0:
                         raise ValueError(f"{self.function}: {name}.strides[0] = {obj.strides[0]} is not a "
                                          f"non-negative multiple of the element size {item}")
+                    if obj.strides[0] == 0:
+                        # the C library reads row stride 0 as "dense" (cols), not as one row repeated
+                        raise ValueError(f"{self.function}: {name}.strides[0] = 0 (a broadcast row) is not "
+                                         f"supported: pass the rows as a real array")
                     row_stride = obj.strides[0] // item
             elif dims[0] > 1 and obj.strides[0] != item:
                 raise ValueError(f"{self.function}: {name} must be contiguous (strides {obj.strides})")
@@ -428,7 +449,11 @@ def layer_norm_forward(queue, x, weight=None, bias=None, eps=1e-5, out=None, mea
     sm, mean_obj = call.arg("mean", mean, (rows,), False, stats=True, output=True)
     sr, rstd_obj = call.arg("rstd", rstd, (rows,), False, stats=True, output=True)
     lib = _library.load()
-    event = call.run(lib.clnorm_layer_norm_forward, rows, cols, ctypes.c_float(eps),
+    eps32 = ctypes.c_float(eps)
+    if eps != 0 and eps32.value == 0:
+        # the C library takes a float: a positive eps below float32's range would become 0
+        raise ValueError(f"layer_norm_forward: eps = {eps!r} rounds to 0 in float32")
+    event = call.run(lib.clnorm_layer_norm_forward, rows, cols, eps32,
                      _ptr(sx), _ptr(sw), _ptr(sb), _ptr(sy), _ptr(sm), _ptr(sr), wait_for=wait_for)
     result = ForwardResult(out_obj, mean_obj, rstd_obj)
     result.event = event

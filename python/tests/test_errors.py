@@ -112,3 +112,29 @@ def test_python_side_errors(queue):
         clnorm.layer_norm_forward(queue, xd, dtype="f64")
     with pytest.raises(TypeError, match="CommandQueue"):
         clnorm.layer_norm_forward(None, xd)
+
+
+def test_sizes_checked_before_the_library(queue, context):
+    """Sizes reach the C library's size_t whole or not at all: ctypes would wrap 2**64 + 8 to 8,
+    int() would cut 4.5 to 4, and a row stride of 0 means "dense" there, not one row repeated."""
+    buf = cl.Buffer(context, cl.mem_flags.READ_WRITE, 4 * 8 * 4)
+    with pytest.raises(ValueError, match="size_t"):
+        clnorm.View(buf, offset=2**64 + 8)
+    with pytest.raises(ValueError, match="size_t"):
+        clnorm.View(buf, row_stride=2**65)
+    with pytest.raises(ValueError, match=">= 0"):
+        clnorm.View(buf, offset=-1)
+    with pytest.raises(TypeError, match="integer"):
+        clnorm.View(buf, offset=1.5)
+    assert clnorm.View(buf, offset=np.int64(3)).offset == 3
+    with pytest.raises(ValueError, match="size_t"):
+        clnorm.layer_norm_forward(queue, buf, shape=(2**64 + 4, 8))
+    with pytest.raises(TypeError, match="integer"):
+        clnorm.layer_norm_forward(queue, buf, shape=(4.5, 8))
+    with pytest.raises(ValueError, match=r"\(rows, cols\)"):
+        clnorm.layer_norm_forward(queue, buf, shape=(4, 8, 1))
+    broadcast = cl_array.Array(queue, (4, 8), np.float32, strides=(0, 4), data=buf)
+    with pytest.raises(ValueError, match="broadcast"):
+        clnorm.layer_norm_forward(queue, broadcast)
+    with pytest.raises(ValueError, match="rounds to 0"):
+        clnorm.layer_norm_forward(queue, np.ones((2, 8), np.float32), eps=1e-50)
