@@ -462,6 +462,9 @@ int main(int argc, char **argv)
     }
 #endif
     report_header(stdout, &hdr);
+    if (o.tune && getenv("CLNORM_TUNE") && *getenv("CLNORM_TUNE"))
+        printf("# tune: every candidate on top of CLNORM_TUNE=%s (its keys first, the candidate's after them)\n",
+               getenv("CLNORM_TUNE"));
 
     if (o.overhead) {
         errors += bench_overhead(&env, 64, 256, 10000);

@@ -68,12 +68,32 @@ static int rep(void *p, cl_event *last)
 
 /* Median ms of op under CLNORM_TUNE=cand, or a negative value when it failed; plan gets the
  * launch shape the candidate gives the op (clnorm_launch_plan), so the printed line says which
- * layout was timed. */
+ * layout was timed. A CLNORM_TUNE the user set stays under every candidate (user's keys first,
+ * the candidate's after them, so the candidate's win where both name a key) and is put back. */
 static double time_candidate(const bench_env *env, tune_arg *a, const char *cand, clnorm_launch_info *plan)
 {
-    setenv("CLNORM_TUNE", cand, 1);
+    const char *user = getenv("CLNORM_TUNE");
+    char *saved = user && *user ? strdup(user) : NULL, *spec = NULL;
+    if (saved) {
+        const size_t n = strlen(saved) + 1 + strlen(cand) + 1;
+        spec = malloc(n);
+        if (spec)
+            snprintf(spec, n, *cand ? "%s,%s" : "%s%s", saved, cand);
+    }
+    if ((user && *user) && (!saved || !spec)) {
+        fprintf(stderr, "clnorm-bench --tune: out of host memory\n");
+        free(saved);
+        free(spec);
+        return -1.0;
+    }
+    setenv("CLNORM_TUNE", spec ? spec : cand, 1);
     clnorm_status st = clnorm_context_create_from_queue(env->queue, &a->ctx);
-    unsetenv("CLNORM_TUNE");
+    if (saved)
+        setenv("CLNORM_TUNE", saved, 1);
+    else
+        unsetenv("CLNORM_TUNE");
+    free(saved);
+    free(spec);
     if (st != CLNORM_SUCCESS) {
         fprintf(stderr, "clnorm-bench --tune: %s: %s\n", cand, clnorm_context_last_error(NULL));
         return -1.0;
