@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,12 +213,17 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
     const char *s = spec;
     while (*s) {
         char key[32];
-        unsigned long v;
         int n = 0;
-        if (sscanf(s, "%31[a-z0-9_]=%lu%n", key, &v, &n) != 2)
+        /* the value: decimal digits only (strtoul alone would take spaces, a sign, and wrap "-1") */
+        if (sscanf(s, "%31[a-z0-9_]%n", key, &n) != 1 || s[n] != '=' || !isdigit((unsigned char)s[n + 1]))
             return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=\"%s\": expected key=value,... at \"%s\"",
                                 spec, s);
-        s += n;
+        char *end = NULL;
+        errno = 0;
+        const unsigned long v = strtoul(s + n + 1, &end, 10);
+        if (errno == ERANGE)
+            return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s: the value is out of range", key);
+        s = end;
         bool found = false;
         bool *flag = !strcmp(key, "shfl") ? &p->nv_shfl : !strcmp(key, "cvt") ? &p->nv_cvt
                      : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm

@@ -117,7 +117,10 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_acc_local_res=17", "bwd_dxb_res=-3", "fwd_fit16_deep=17", "fwd_fit16_deep_tpr=2048",
                          "bwd_groups16=65", "bwd_groups16_res=-1", "local_row_kib_avx2=2000000", "bwd_local_row_kib_avx2=-1", "bwd_rpi16_avx2=3",
                          "fwd_rpi16=3", "fwd_rpi16=8", "fwd_rpi16=0", "fwd_rpi_cols=-1", "fwd_rpi_cols_max=x", "fwd_rpi=2",
-                         "fwd_bfly_tpr=1025", "bwd_bfly_tpr=-1", "fwd_bfly_cols_max=y", "bfly_tpr=512"};
+                         "fwd_bfly_tpr=1025", "bwd_bfly_tpr=-1", "fwd_bfly_cols_max=y", "bfly_tpr=512",
+                         /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
+                         "fwd_tpr=-18446744073709551552", "fwd_tpr= 64", "fwd_tpr=+64", "fwd_wg=99999999999999999999999",
+                         "fwd_tpr=64 ", "fwd_tpr=", "=64", "fwd_tpr=0x40"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         clnorm_context *ctx = (clnorm_context *)&bad; /* must be reset to NULL */
         setenv("CLNORM_TUNE", bad[i], 1);
