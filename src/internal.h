@@ -214,7 +214,7 @@ typedef struct clnorm_program_entry {
      * ~0.1 µs each. arg_size 0: unknown (never set, or a buffer: buffers are set on every call, as a
      * released buffer's handle may come back for a new one). */
     uint64_t arg_value[CLNORM_MAX_KERNEL_ARGS];
-    uint8_t arg_size[CLNORM_MAX_KERNEL_ARGS];
+    size_t arg_size[CLNORM_MAX_KERNEL_ARGS]; /* (local buffers: their bytes, often >= 256) */
     bool arg_local[CLNORM_MAX_KERNEL_ARGS];
 } clnorm_program_entry;
 

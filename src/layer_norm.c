@@ -29,7 +29,8 @@ static void arg(arg_list *a, size_t size, const void *value)
     a->next++;
 }
 /* A by-value argument of size <= 8 (local: a local buffer of that many bytes, value NULL), set only
- * when it differs from what the kernel holds. */
+ * when it differs from what the kernel holds. (The size was once kept in a byte, so local buffers
+ * of 256 bytes and more never matched and were set on every call.) */
 static void arg_cached(arg_list *a, size_t size, const void *value, bool local, uint64_t v)
 {
     const cl_uint i = a->next;
@@ -42,7 +43,7 @@ static void arg_cached(arg_list *a, size_t size, const void *value, bool local, 
     if (e->arg_size[i] == size && e->arg_local[i] == local && e->arg_value[i] == v)
         return;
     a->err = clSetKernelArg(a->k, i, size, value);
-    e->arg_size[i] = a->err == CL_SUCCESS ? (uint8_t)size : 0;
+    e->arg_size[i] = a->err == CL_SUCCESS ? size : 0;
     e->arg_local[i] = local;
     e->arg_value[i] = v;
 }
