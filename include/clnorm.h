@@ -290,7 +290,7 @@ typedef struct clnorm_context clnorm_context;
  * @param[out] ctx receives the context, or NULL on failure.
  * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (ctx NULL); #CLNORM_DEVICE_NOT_FOUND, with the list
  *         of devices that exist in clnorm_context_last_error(NULL); #CLNORM_INVALID_ENVIRONMENT
- *         (`CLNORM_TUNE` malformed); #CLNORM_OUT_OF_HOST_MEMORY; or OpenCL's error from creating the
+ *         (`CLNORM_TUNE` malformed, `CLNORM_BUILD_OPTIONS` over 1024 characters); #CLNORM_OUT_OF_HOST_MEMORY; or OpenCL's error from creating the
  *         context or the queue or from querying the device. Failures are explained by clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_context_create(const char *device_spec, clnorm_context **ctx);
 
@@ -312,7 +312,8 @@ CLNORM_API clnorm_status clnorm_select_device(const char *device_spec, cl_platfo
  * @param queue a valid command queue.
  * @param[out] ctx receives the context, or NULL on failure.
  * @return #CLNORM_SUCCESS; #CLNORM_NULL_ARGUMENT (queue or ctx NULL); OpenCL's error when the queue or
- *         its device cannot be queried; #CLNORM_INVALID_ENVIRONMENT (`CLNORM_TUNE` malformed);
+ *         its device cannot be queried; #CLNORM_INVALID_ENVIRONMENT (`CLNORM_TUNE` malformed,
+ *         `CLNORM_BUILD_OPTIONS` over 1024 characters);
  *         #CLNORM_OUT_OF_HOST_MEMORY. Explained by clnorm_context_last_error(NULL). */
 CLNORM_API clnorm_status clnorm_context_create_from_queue(cl_command_queue queue, clnorm_context **ctx);
 

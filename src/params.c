@@ -318,13 +318,18 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
     info->base_align_bytes = align_bits / 8;
     /* NVIDIA's compute capability, when the driver has cl_nv_device_attribute_query: the inline-PTX
      * bf16x2 conversion needs sm_80. Not an error when absent. */
-    char ext[4096] = "";
-    if (!err && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) == CL_SUCCESS &&
+    /* (the list's size asked first: a longer list than a fixed buffer fails the query outright) */
+    size_t ext_size = 0;
+    char *ext = !err && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_size) == CL_SUCCESS && ext_size
+                    ? calloc(ext_size + 1, 1)
+                    : NULL;
+    if (ext && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, ext_size, ext, NULL) == CL_SUCCESS &&
         strstr(ext, "cl_nv_device_attribute_query")) {
         cl_uint cc = 0;
         if (clGetDeviceInfo(dev, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof cc, &cc, NULL) == CL_SUCCESS)
             info->nv_cc_major = cc;
     }
+    free(ext);
     info->pocl_x86 = !err && pocl_host_x86_cpu(dev, info);
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
