@@ -6,29 +6,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PLATFORMS 16
-#define MAX_DEVICES 64
-
+/* Every platform and every device of each, however many (arrays sized by the count queries). */
 typedef struct {
     cl_uint nplat;
-    cl_platform_id plat[MAX_PLATFORMS];
-    cl_uint ndev[MAX_PLATFORMS];
-    cl_device_id dev[MAX_PLATFORMS][MAX_DEVICES];
+    cl_platform_id *plat;
+    cl_uint *ndev;
+    cl_device_id **dev;
 } inventory;
 
-static void take_inventory(inventory *inv)
+static void release_inventory(inventory *inv)
+{
+    for (cl_uint p = 0; inv->dev && p < inv->nplat; ++p)
+        free(inv->dev[p]);
+    free(inv->dev);
+    free(inv->ndev);
+    free(inv->plat);
+    memset(inv, 0, sizeof *inv);
+}
+
+/* false: out of host memory (inv empty). A platform or device list that cannot be queried counts
+ * as empty, as it would for the OpenCL loader's own listing. */
+static bool take_inventory(inventory *inv)
 {
     memset(inv, 0, sizeof *inv);
-    if (clGetPlatformIDs(MAX_PLATFORMS, inv->plat, &inv->nplat) != CL_SUCCESS)
-        inv->nplat = 0;
-    if (inv->nplat > MAX_PLATFORMS)
-        inv->nplat = MAX_PLATFORMS;
-    for (cl_uint p = 0; p < inv->nplat; ++p) {
-        if (clGetDeviceIDs(inv->plat[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, inv->dev[p], &inv->ndev[p]) != CL_SUCCESS)
-            inv->ndev[p] = 0;
-        if (inv->ndev[p] > MAX_DEVICES)
-            inv->ndev[p] = MAX_DEVICES;
+    cl_uint n = 0;
+    if (clGetPlatformIDs(0, NULL, &n) != CL_SUCCESS || n == 0)
+        return true;
+    inv->plat = calloc(n, sizeof *inv->plat);
+    inv->ndev = calloc(n, sizeof *inv->ndev);
+    inv->dev = calloc(n, sizeof *inv->dev);
+    if (!inv->plat || !inv->ndev || !inv->dev) {
+        release_inventory(inv);
+        return false;
     }
+    if (clGetPlatformIDs(n, inv->plat, &inv->nplat) != CL_SUCCESS)
+        inv->nplat = 0;
+    if (inv->nplat > n)
+        inv->nplat = n;
+    for (cl_uint p = 0; p < inv->nplat; ++p) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(inv->plat[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+            continue;
+        inv->dev[p] = calloc(nd, sizeof **inv->dev);
+        if (!inv->dev[p]) {
+            release_inventory(inv);
+            return false;
+        }
+        if (clGetDeviceIDs(inv->plat[p], CL_DEVICE_TYPE_ALL, nd, inv->dev[p], &inv->ndev[p]) != CL_SUCCESS)
+            inv->ndev[p] = 0;
+        if (inv->ndev[p] > nd)
+            inv->ndev[p] = nd;
+    }
+    return true;
 }
 
 /* Case-insensitive substring test. */
@@ -198,15 +227,20 @@ clnorm_status clnorm__select(const char *spec, cl_platform_id *platform, cl_devi
     if (!*spec)
         from = "the default policy";
     inventory inv;
-    take_inventory(&inv);
+    if (!take_inventory(&inv))
+        return clnorm__fail(NULL, CLNORM_OUT_OF_HOST_MEMORY, "out of host memory");
     cl_uint p = 0, d = 0;
-    if (!resolve(&inv, spec, &p, &d))
-        return not_found(&inv, spec, from);
-    if (platform)
-        *platform = inv.plat[p];
-    if (device)
-        *device = inv.dev[p][d];
-    return CLNORM_SUCCESS;
+    clnorm_status st = CLNORM_SUCCESS;
+    if (!resolve(&inv, spec, &p, &d)) {
+        st = not_found(&inv, spec, from);
+    } else {
+        if (platform)
+            *platform = inv.plat[p];
+        if (device)
+            *device = inv.dev[p][d];
+    }
+    release_inventory(&inv);
+    return st;
 }
 
 clnorm_status clnorm_select_device(const char *device_spec, cl_platform_id *platform, cl_device_id *device)
