@@ -15,6 +15,7 @@
 #include "onednn.h"
 #endif
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,8 +157,9 @@ static int parse_unsigned(const char *s, unsigned long long *out)
     char *end;
     if (!s || *s < '0' || *s > '9')
         return -1;
+    errno = 0;
     *out = strtoull(s, &end, 10);
-    return *end == '\0' ? 0 : -1;
+    return *end == '\0' && errno != ERANGE ? 0 : -1; /* (out of range: not clamped to the maximum) */
 }
 
 /* Returns 0 to run, 1 to exit successfully (--help), 2 on a usage error. */

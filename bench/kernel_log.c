@@ -45,7 +45,10 @@ int main(int argc, char **argv)
         return 1;
     }
     char common[4096];
-    snprintf(common, sizeof common, "%s/common.cl", argv[1]);
+    if ((size_t)snprintf(common, sizeof common, "%s/common.cl", argv[1]) >= sizeof common) {
+        fprintf(stderr, "clnorm-kernel-log: CL_DIR is too long (%zu characters)\n", strlen(argv[1]));
+        return 2;
+    }
     size_t len[2] = {0, 0};
     char *src[2] = {slurp(common, &len[0]), slurp(argv[2], &len[1])};
     cl_int err = CL_SUCCESS;
