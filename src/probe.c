@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PROBE_N 32
@@ -111,13 +112,14 @@ static int run_probe(cl_context clctx, cl_device_id dev, int vec)
 }
 
 /* Remembered per device for the process: contexts are created often (tests, bindings), and the
- * answer does not change. A handful of devices at most. */
+ * answer does not change. A handful of devices in practice; the list grows as needed (a fixed 8
+ * once left a ninth device to probe again on every call). */
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
+static struct memo_entry {
     cl_device_id dev;
     bool ok;
-} memo[8];
-static size_t nmemo;
+} *memo;
+static size_t nmemo, memo_cap;
 
 bool clnorm__probe_x86_bf16(const clnorm_context *ctx)
 {
@@ -133,7 +135,15 @@ bool clnorm__probe_x86_bf16(const clnorm_context *ctx)
     const int r16 = run_probe(ctx->cl_ctx, ctx->device, 16);
     const int r8 = r16 == 1 ? run_probe(ctx->cl_ctx, ctx->device, 8) : r16;
     const bool ok = r16 == 1 && r8 == 1;
-    if ((r16 >= 0 && r8 >= 0) && nmemo < sizeof memo / sizeof memo[0]) {
+    if (r16 >= 0 && r8 >= 0 && nmemo == memo_cap) { /* (out of memory: not remembered, probed again) */
+        const size_t cap = memo_cap ? 2 * memo_cap : 8;
+        struct memo_entry *m = realloc(memo, cap * sizeof *m);
+        if (m) {
+            memo = m;
+            memo_cap = cap;
+        }
+    }
+    if (r16 >= 0 && r8 >= 0 && nmemo < memo_cap) {
         memo[nmemo].dev = ctx->device;
         memo[nmemo].ok = ok;
         ++nmemo;
