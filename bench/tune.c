@@ -26,6 +26,8 @@ static const char *const FWD[] = {
     /* long 16-bit rows: the exact fit as stored and the 1024-item rows, on and off */
     "fwd_fit16=0", "fwd_fit16=6,fwd_fit16_tpr=256,fwd_fit16_deep=8,fwd_fit16_deep_tpr=128",
     "fwd_tpr_max16=0,fwd_raw16_vecs=0", "fwd_tpr_max16=1024,fwd_raw16_vecs=6144",
+    /* NVIDIA's row sums over the warps' sums: a loop, or the butterfly from 64 or 512 items per row */
+    "fwd_bfly_tpr=0", "fwd_bfly_tpr=64,fwd_bfly_cols_max=0", "fwd_bfly_tpr=512,fwd_bfly_cols_max=32768",
 };
 static const char *const BWD[] = {
     "bwd_target=1,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=256,bwd_groups=8",
@@ -41,6 +43,8 @@ static const char *const BWD[] = {
     /* groups per compute unit of the cached all-16-bit calls with dweight/dbias (without and with the
      * residual gradient): the NVIDIA row's, and one more each */
     "bwd_groups16=2,bwd_groups16_res=1", "bwd_groups16=3,bwd_groups16_res=2",
+    /* NVIDIA's row sums over the warps' sums: a loop, or the butterfly from 64 or 512 items per row */
+    "bwd_bfly_tpr=0", "bwd_bfly_tpr=64", "bwd_bfly_tpr=512",
 };
 
 typedef struct tune_arg {
