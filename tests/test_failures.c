@@ -35,16 +35,24 @@ static clnorm_status forward_once(clnorm_context *ctx, int *untouched)
     return st;
 }
 
+/* clnorm_context_create under CLNORM_BUILD_OPTIONS=opt (unset again after); *ctx is poisoned
+ * first, so a failure must reset it to NULL */
+static clnorm_status create_with_build_options(const char *opt, clnorm_context **ctx)
+{
+    *ctx = (clnorm_context *)&opt;
+    setenv("CLNORM_BUILD_OPTIONS", opt, 1);
+    clnorm_status st = clnorm_context_create(NULL, ctx);
+    unsetenv("CLNORM_BUILD_OPTIONS");
+    return st;
+}
+
 START_TEST(build_failure_reports_log_and_recovers)
 {
     clnorm_context *ctx = NULL;
     /* floatv (the vector type every kernel declares through common.cl) defined as "(" is a syntax error in any kernel variant */
-    setenv("CLNORM_BUILD_OPTIONS", "-Dfloatv=(", 1);
-    clnorm_status st = clnorm_context_create(NULL, &ctx);
-    unsetenv("CLNORM_BUILD_OPTIONS");
-    CLNORM_OK(NULL, st);
+    CLNORM_OK(NULL, create_with_build_options("-Dfloatv=(", &ctx));
     int untouched = 0;
-    st = forward_once(ctx, &untouched);
+    clnorm_status st = forward_once(ctx, &untouched);
     ck_assert_msg(st == CLNORM_BUILD_FAILED, "status %s", clnorm_status_string(st));
     const char *msg = clnorm_context_last_error(ctx);
     ck_assert_msg(strstr(msg, "build log") && strstr(msg, "-Dfloatv=("), "message: %s", msg);
@@ -78,12 +86,9 @@ START_TEST(long_build_options_whole_or_refused)
     memcpy(opt + n, tail, strlen(tail) + 1);
     ck_assert_uint_eq(strlen(opt), 1024);
     clnorm_context *ctx = NULL;
-    setenv("CLNORM_BUILD_OPTIONS", opt, 1);
-    clnorm_status st = clnorm_context_create(NULL, &ctx);
-    unsetenv("CLNORM_BUILD_OPTIONS");
-    CLNORM_OK(NULL, st);
+    CLNORM_OK(NULL, create_with_build_options(opt, &ctx));
     int untouched = 0;
-    st = forward_once(ctx, &untouched);
+    clnorm_status st = forward_once(ctx, &untouched);
     ck_assert_msg(st == CLNORM_BUILD_FAILED, "status %s: the options' end did not reach the compiler", clnorm_status_string(st));
     ck_assert_msg(strstr(clnorm_context_last_error(ctx), "-Dfloatv=("), "message: %s", clnorm_context_last_error(ctx));
     ck_assert_msg(untouched, "y was written by a call that failed");
@@ -91,10 +96,7 @@ START_TEST(long_build_options_whole_or_refused)
 
     strcat(opt, " ");
     ck_assert_uint_eq(strlen(opt), 1025);
-    ctx = (clnorm_context *)&opt; /* must be reset to NULL */
-    setenv("CLNORM_BUILD_OPTIONS", opt, 1);
-    st = clnorm_context_create(NULL, &ctx);
-    unsetenv("CLNORM_BUILD_OPTIONS");
+    st = create_with_build_options(opt, &ctx);
     ck_assert_msg(st == CLNORM_INVALID_ENVIRONMENT, "status %s", clnorm_status_string(st));
     ck_assert_ptr_null(ctx);
     ck_assert_msg(strstr(clnorm_context_last_error(NULL), "CLNORM_BUILD_OPTIONS") &&
