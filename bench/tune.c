@@ -79,10 +79,16 @@ static double time_candidate(const bench_env *env, tune_arg *a, const char *cand
     const char *user = getenv("CLNORM_TUNE");
     char *saved = user && *user ? strdup(user) : NULL, *spec = NULL;
     if (saved) {
-        const size_t n = strlen(saved) + 1 + strlen(cand) + 1;
-        spec = malloc(n);
+        /* (the library takes a trailing ',', the joined string would not: "k=v,,cand") */
+        size_t len = strlen(saved);
+        char *base = strdup(saved);
+        while (base && len && base[len - 1] == ',')
+            base[--len] = '\0';
+        const size_t n = len + 1 + strlen(cand) + 1;
+        spec = base ? malloc(n) : NULL;
         if (spec)
-            snprintf(spec, n, *cand ? "%s,%s" : "%s%s", saved, cand);
+            snprintf(spec, n, *cand && len ? "%s,%s" : "%s%s", base, cand);
+        free(base);
     }
     if ((user && *user) && (!saved || !spec)) {
         fprintf(stderr, "clnorm-bench --tune: out of host memory\n");

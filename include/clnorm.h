@@ -125,11 +125,11 @@
  *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
  *     to these cols; 0 = no bound), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
  *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
- *     many work-items; 0 = never, else up to 1024; the backward's calls with dweight/dbias and the
- *     residual gradient loaded early keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
+ *     many work-items, above 32; 0 = never, else up to 1024; backward calls with dweight/dbias
+ *     whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
  *     (only up to these cols; 0 = no bound). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
- *     clnorm_launch_plan() shows their effect (all but the prefetch keys'). A malformed value makes context creation fail with
+ *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)

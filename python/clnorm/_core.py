@@ -299,9 +299,10 @@ class _Call:
                 return int(a.shape[0]), int(a.shape[1])
         if shape is None:
             raise ValueError(f"{self.function}: with Buffers or Views, pass shape=(rows, cols)")
-        if len(tuple(shape)) != 2:
-            raise ValueError(f"{self.function}: shape={tuple(shape)} must be (rows, cols)")
-        rows, cols = (_size(s, f"{self.function}: shape={tuple(shape)}: each entry") for s in shape)
+        shape = tuple(shape)  # (an iterator is read once)
+        if len(shape) != 2:
+            raise ValueError(f"{self.function}: shape={shape} must be (rows, cols)")
+        rows, cols = (_size(s, f"{self.function}: shape={shape}: each entry") for s in shape)
         return rows, cols
 
     def _check_shape(self, name, a, want):
@@ -439,6 +440,12 @@ def layer_norm_forward(queue, x, weight=None, bias=None, eps=1e-5, out=None, mea
     dtype: the storage type of uint16 arrays (must be "bf16") and of Buffers/Views without one
     ("f32" when not given); float32 and float16 arrays speak for themselves.
     Returns ForwardResult(y, mean, rstd). Raises ClnormError for a status from the library."""
+    eps32 = ctypes.c_float(eps)
+    if eps != 0 and eps32.value == 0:
+        # the C library takes a float: an eps below float32's range would become (-)0 and pass its
+        # check (checked before any argument is converted or copied)
+        raise ValueError(f"layer_norm_forward: eps = {eps!r} " +
+                         ("rounds to 0 in float32" if eps > 0 else "must be >= 0"))
     call = _Call(queue, "layer_norm_forward", dtype,
                  {"x": x, "weight": weight, "bias": bias, "out": out, "mean": mean, "rstd": rstd})
     rows, cols = call.shape([("x", x), ("out", out)], shape)
@@ -449,10 +456,6 @@ def layer_norm_forward(queue, x, weight=None, bias=None, eps=1e-5, out=None, mea
     sm, mean_obj = call.arg("mean", mean, (rows,), False, stats=True, output=True)
     sr, rstd_obj = call.arg("rstd", rstd, (rows,), False, stats=True, output=True)
     lib = _library.load()
-    eps32 = ctypes.c_float(eps)
-    if eps != 0 and eps32.value == 0:
-        # the C library takes a float: a positive eps below float32's range would become 0
-        raise ValueError(f"layer_norm_forward: eps = {eps!r} rounds to 0 in float32")
     event = call.run(lib.clnorm_layer_norm_forward, rows, cols, eps32,
                      _ptr(sx), _ptr(sw), _ptr(sb), _ptr(sy), _ptr(sm), _ptr(sr), wait_for=wait_for)
     result = ForwardResult(out_obj, mean_obj, rstd_obj)

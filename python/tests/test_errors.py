@@ -138,3 +138,7 @@ def test_sizes_checked_before_the_library(queue, context):
         clnorm.layer_norm_forward(queue, broadcast)
     with pytest.raises(ValueError, match="rounds to 0"):
         clnorm.layer_norm_forward(queue, np.ones((2, 8), np.float32), eps=1e-50)
+    with pytest.raises(ValueError, match=">= 0"):
+        clnorm.layer_norm_forward(queue, np.ones((2, 8), np.float32), eps=-1e-50)  # -0 in float32
+    r = clnorm.layer_norm_forward(queue, np.ones((2, 8), np.float32), shape=iter((2, 8)))  # read once
+    assert r.y.shape == (2, 8)
