@@ -77,23 +77,19 @@ static int rep(void *p, cl_event *last)
 static double time_candidate(const bench_env *env, tune_arg *a, const char *cand, clnorm_launch_info *plan)
 {
     const char *user = getenv("CLNORM_TUNE");
-    char *saved = user && *user ? strdup(user) : NULL, *spec = NULL;
+    char *saved = user && *user ? strdup(user) : NULL, *spec = NULL; /* (setenv may free user) */
     if (saved) {
-        /* (the library takes a trailing ',', the joined string would not: "k=v,,cand") */
         size_t len = strlen(saved);
-        char *base = strdup(saved);
-        while (base && len && base[len - 1] == ',')
-            base[--len] = '\0';
+        while (len && saved[len - 1] == ',') /* the library takes a trailing ',', "k=v,,cand" not */
+            --len;
         const size_t n = len + 1 + strlen(cand) + 1;
-        spec = base ? malloc(n) : NULL;
+        spec = malloc(n);
         if (spec)
-            snprintf(spec, n, *cand && len ? "%s,%s" : "%s%s", base, cand);
-        free(base);
+            snprintf(spec, n, "%.*s%s%s", (int)len, saved, len && *cand ? "," : "", cand);
     }
-    if ((user && *user) && (!saved || !spec)) {
+    if (user && *user && !spec) {
         fprintf(stderr, "clnorm-bench --tune: out of host memory\n");
         free(saved);
-        free(spec);
         return -1.0;
     }
     setenv("CLNORM_TUNE", spec ? spec : cand, 1);

@@ -60,8 +60,7 @@ static bool take_inventory(inventory *inv)
     return true;
 }
 
-/* Case-insensitive substring test. */
-static bool contains(const char *hay, const char *needle)
+bool clnorm__contains_nocase(const char *hay, const char *needle)
 {
     size_t n = strlen(needle);
     for (; *hay; ++hay) {
@@ -134,7 +133,7 @@ static bool pick_in_platform(const inventory *inv, cl_uint p, const char *dev, c
     char name[256];
     for (cl_uint d = 0; d < inv->ndev[p]; ++d) {
         device_text(inv->dev[p][d], name, sizeof name);
-        if (contains(name, dev)) {
+        if (clnorm__contains_nocase(name, dev)) {
             *dd = d;
             return true;
         }
@@ -148,11 +147,11 @@ static bool resolve(const inventory *inv, const char *spec, cl_uint *pp, cl_uint
         return first_of_type(inv, CL_DEVICE_TYPE_GPU, pp, dd) ||
                first_of_type(inv, CL_DEVICE_TYPE_ACCELERATOR, pp, dd) ||
                first_of_type(inv, CL_DEVICE_TYPE_CPU, pp, dd);
-    if (contains(spec, "gpu") && strlen(spec) == 3)
+    if (clnorm__contains_nocase(spec, "gpu") && strlen(spec) == 3)
         return first_of_type(inv, CL_DEVICE_TYPE_GPU, pp, dd);
-    if (contains(spec, "cpu") && strlen(spec) == 3)
+    if (clnorm__contains_nocase(spec, "cpu") && strlen(spec) == 3)
         return first_of_type(inv, CL_DEVICE_TYPE_CPU, pp, dd);
-    if (contains(spec, "accelerator") && strlen(spec) == 11)
+    if (clnorm__contains_nocase(spec, "accelerator") && strlen(spec) == 11)
         return first_of_type(inv, CL_DEVICE_TYPE_ACCELERATOR, pp, dd);
 
     char plat[256];
@@ -175,7 +174,7 @@ static bool resolve(const inventory *inv, const char *spec, cl_uint *pp, cl_uint
     for (cl_uint p = 0; p < inv->nplat; ++p) {
         platform_text(inv->plat[p], CL_PLATFORM_NAME, name, sizeof name);
         platform_text(inv->plat[p], CL_PLATFORM_VENDOR, vendor, sizeof vendor);
-        if ((contains(name, plat) || contains(vendor, plat)) && pick_in_platform(inv, p, dev, dd)) {
+        if ((clnorm__contains_nocase(name, plat) || clnorm__contains_nocase(vendor, plat)) && pick_in_platform(inv, p, dev, dd)) {
             *pp = p;
             return true;
         }
@@ -184,7 +183,7 @@ static bool resolve(const inventory *inv, const char *spec, cl_uint *pp, cl_uint
         for (cl_uint p = 0; p < inv->nplat; ++p)
             for (cl_uint d = 0; d < inv->ndev[p]; ++d) {
                 device_text(inv->dev[p][d], name, sizeof name);
-                if (contains(name, spec)) {
+                if (clnorm__contains_nocase(name, spec)) {
                     *pp = p;
                     *dd = d;
                     return true;

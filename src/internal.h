@@ -164,6 +164,9 @@ typedef struct clnorm_device_params {
 #define CLNORM_USER_OPTIONS_MAX 1024
 #define CLNORM_OPTIONS_MAX (CLNORM_USER_OPTIONS_MAX + 1024)
 
+/* Whether needle occurs in hay, ignoring ASCII case (an empty needle always does). device_select.c */
+bool clnorm__contains_nocase(const char *hay, const char *needle);
+
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
 /* Applies "key=value,..." overrides (CLNORM_TUNE) to p; on error fails with a message. */
 clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec);

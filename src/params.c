@@ -111,21 +111,6 @@ static const clnorm_device_params table[] = {
     },
 };
 
-static bool vendor_matches(const char *vendor, const char *want)
-{
-    if (!want)
-        return true;
-    size_t n = strlen(want);
-    for (; *vendor; ++vendor) {
-        size_t i = 0;
-        while (i < n && vendor[i] && tolower((unsigned char)vendor[i]) == tolower((unsigned char)want[i]))
-            ++i;
-        if (i == n)
-            return true;
-    }
-    return false;
-}
-
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
 {
     const size_t n = sizeof table / sizeof table[0];
@@ -140,7 +125,7 @@ const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
                 return &table[i];
     }
     for (size_t i = 0; i < n; ++i)
-        if (vendor_matches(info->vendor, table[i].vendor) && (info->type & table[i].type))
+        if ((!table[i].vendor || clnorm__contains_nocase(info->vendor, table[i].vendor)) && (info->type & table[i].type))
             return &table[i];
     return &table[n - 1];
 }
