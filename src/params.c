@@ -545,14 +545,14 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * 32768 0.727 -> 0.686; with 128 or 256 items the loop's independent loads won: bf16 forward
      * 12288 0.140 -> 0.148), up to bfly_cols_max (the forward at 65536, 1024 items x 8 or 16
      * vectors: bf16 0.196 -> 0.199, fp32 0.448 -> 0.457); not in backward calls with dweight/dbias
-     * whose cached row is within the early residual-gradient budget (dr_early, set whether or not
-     * the call has a residual gradient): with one, the butterfly raised the kernel's registers past
-     * what two 512-item groups per compute unit leave (fp32 at 4096: 64 -> 73 registers, 0.519 ->
-     * 0.567 ms); without one it measured within -1.5 %..+0.2 % (fp32 8192 0.404 -> 0.397, 4096
-     * equal; bf16 8192 0.216 -> 0.214), left on the loop until a run confirms it. Only rows of
-     * more than one warp: at 32 items or fewer the kernels have no loop to replace. */
+     * and a residual gradient whose cached row is within the early residual-gradient budget
+     * (dr_early): there the butterfly raised the kernel's registers past what two 512-item groups
+     * per compute unit leave (fp32 at 4096: 64 -> 73 registers, 0.519 -> 0.567 ms). (Without the
+     * residual gradient those rows measured -1.5 %..+0.2 %: fp32 8192 0.404 -> 0.397, 4096 equal,
+     * bf16 8192 0.216 -> 0.214; see docs/PERFORMANCE.md, session 14.) Only rows of more than one
+     * warp: at 32 items or fewer the kernels have no loop to replace. */
     L.bfly = P->nv_shfl && op->bfly_tpr && L.tpr > 32 && L.tpr >= op->bfly_tpr &&
-             (!op->bfly_cols_max || cols <= op->bfly_cols_max) && !(backward && partials && L.dr_early);
+             (!op->bfly_cols_max || cols <= op->bfly_cols_max) && !(backward && partials && has_dres && L.dr_early);
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
     /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of
