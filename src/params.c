@@ -60,7 +60,8 @@ static const clnorm_device_params table[] = {
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
              .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
-             .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512},
+             .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
+             .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -194,6 +195,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_bfly_tpr", &p->fwd.bfly_tpr, 0, 1024, false}, {"bwd_bfly_tpr", &p->bwd.bfly_tpr, 0, 1024, false},
         {"fwd_bfly_cols_max", &p->fwd.bfly_cols_max, 0, 1u << 30, false},
         {"bwd_bfly_cols_max", &p->bwd.bfly_cols_max, 0, 1u << 30, false},
+        {"bwd_cached_nc", &p->bwd.cached_nc, 0, 16, false}, {"bwd_ncache_wide", &p->bwd.ncache_wide, 0, 16, false},
+        {"bwd_acc_tpr_max", &p->bwd.acc_tpr_max, 0, 1024, true}, {"bwd_dxb_dx", &p->bwd.dxb_dx, 0, 16, false},
     };
     const char *s = spec;
     while (*s) {
@@ -365,6 +368,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     size_t tpr = op->tpr;
     unsigned fill_nc = 0; /* the register cache's depth the 16-bit fill rule chose (0: none) */
     bool fit = false;     /* the forward's 16-bit exact-fit layout (op->fit16) */
+    /* fp32 backward calls with dweight/dbias: register cache up to ncache_wide vectors deep */
+    const bool wide = backward && partials && max_elem == 4 && op->ncache_wide;
     /* rows per item asked for by the table, and whether cols is in their range (applied below
      * where the row is cached or streams) */
     /* (PoCL on an x86 host without AVX-512: bwd_rpi16_avx2 for 16-bit calls; one row at a time was
@@ -393,8 +398,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * (fp32 at cols 8192 on the H200: 0.65 -> 0.42 ms with dweight/dbias; where the row still
          * streams, 1024-item groups only spill: cols 16384 0.65 -> 0.89 ms) ... */
         const size_t cached_cap = op->tpr_max_cached < max_wg ? op->tpr_max_cached : max_wg;
+        /* (... in fp32 calls with dweight/dbias at most cached_nc vectors deep: three at 1024
+         * items spilled, cols 12288 0.501 ms, where 512 x 6 (ncache_wide, 128 registers) took
+         * 0.409; with the residual gradient 0.640 -> 0.621) */
         if (backward && cached_cap > tpr && want_tpr > tpr) {
-            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
+            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx
+                                    : wide && op->cached_nc ? op->cached_nc : op->ncache;
             const size_t t = want_tpr < cached_cap ? want_tpr : cached_cap;
             if ((nv + t - 1) / t <= nc_max)
                 tpr = t;
@@ -474,13 +483,25 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         if (!backward && op->ncache)
             while ((nv + tpr - 1) / tpr > op->ncache && tpr * 2 <= max_wg)
                 tpr *= 2;
+        /* ... and a backward row that neither the cache nor nacc vectors per item take: more items,
+         * up to acc_tpr_max, where nacc vectors then take it (read twice, the sums in registers,
+         * instead of streamed with the sums in the workspace; fp32 at cols 32768 on the H200, 512
+         * items streamed -> 1024 x 8: 1.465 -> 1.238 ms, dx-only 0.757 -> 0.590 with dxb_dx 2) */
+        if (backward && op->acc_tpr_max && op->nacc && (nv + tpr - 1) / tpr > op->nacc) {
+            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? op->ncache_wide : op->ncache;
+            size_t t = tpr;
+            while ((nv + t - 1) / t > op->nacc && t * 2 <= op->acc_tpr_max && t * 2 <= max_wg)
+                t *= 2;
+            if ((nv + t - 1) / t <= op->nacc && (nv + t - 1) / t > nc_max)
+                tpr = t;
+        }
     }
     if (tpr > max_wg)
         tpr = max_wg;
     /* vectors per item: the register arrays are sized exactly */
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
-    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : op->ncache;
+    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? op->ncache_wide : op->ncache;
     L.ncache = nc <= ncache || nc == fill_nc ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
@@ -554,7 +575,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     L.bfly = P->nv_shfl && op->bfly_tpr && L.tpr > 32 && L.tpr >= op->bfly_tpr &&
              (!op->bfly_cols_max || cols <= op->bfly_cols_max) && !(backward && partials && has_dres && L.dr_early);
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
-    L.dxb = backward && partials && L.nacc && !L.ncache ? (max_elem == 2 ? op->dxb16 : op->dxb) : 0;
+    L.dxb = !backward || !L.nacc || L.ncache ? 0 : !partials ? op->dxb_dx : max_elem == 2 ? op->dxb16 : op->dxb;
     /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of
      * each item's sum vectors in local memory (2 x that x items x vector bytes, beside the row
      * sums' scratch), the registers freed for deeper batches (the H200 at cols 16384: 0.769 ->
