@@ -429,7 +429,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -463,8 +463,8 @@ typedef struct clnorm_launch_info {
     unsigned residual_early;        /**< backward with a residual gradient (#CLNORM_PLAN_BACKWARD_RES),
                                          register cache: 1 when the residual gradient is loaded
                                          with x and dy rather than after the row sums */
-    unsigned reread_batch;          /**< backward with dweight/dbias whose row is not cached but
-                                         whose sums are (register_cache 0, register_accumulators > 0):
+    unsigned reread_batch;          /**< backward whose row is read twice (reread_vectors > 0;
+                                         with dweight/dbias: register_cache 0, register_accumulators > 0):
                                          dx's second read of x and dy goes this many vectors at a
                                          time, all loads of a batch before its stores; 0: one
                                          vector at a time in a loop (0.5 appended this field) */
@@ -486,6 +486,13 @@ typedef struct clnorm_launch_info {
                                          `bwd_local_row_kib_avx2`, and the weight's fp32 copy
                                          where cols more fit too); 0 elsewhere (0.8 appended this
                                          field) */
+    unsigned reread_vectors;        /**< backward whose row is not cached but read twice (the second
+                                         read mostly from the device's cache), each item taking a
+                                         fixed number of its vectors: that number (with dweight/dbias
+                                         equal to register_accumulators; without them the dx
+                                         kernel reads the row the same way, then reread_batch is its
+                                         second read's batch); 0 where the row is cached or streams
+                                         (0.9 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -44,6 +44,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->reread_batch = L.dxb;
     info->local_accumulators = L.acc_local;
     info->local_row = L.local_row;
+    info->reread_vectors = backward && !L.ncache ? L.nacc : 0;
     return CLNORM_SUCCESS;
 }
 

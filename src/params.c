@@ -435,6 +435,18 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             if (n1 <= nc_max && 4 * nv < 3 * n1 * tpr && n2 <= nc_max)
                 tpr /= 2;
         }
+        /* ... and in fp32 calls with dweight/dbias (ncache_wide), a cached row that leaves some of
+         * the items' vectors idle: the most items, fewer than now and at least half of tpr_max, that
+         * take it exactly in at most ncache_wide vectors each (cols 5120 on the H200: 512 x 3 -> 256
+         * x 5, 0.464 -> 0.411 ms; shorter rows, whose halved layouts lost before, keep theirs) */
+        const size_t h_min = op->tpr_max > 64 ? op->tpr_max / 2 : 32;
+        if (wide && tpr > h_min && nv % tpr != 0 && (nv + tpr - 1) / tpr <= op->ncache_wide) {
+            size_t h = tpr / 2;
+            while (h > h_min && nv % h != 0 && nv / h <= op->ncache_wide)
+                h /= 2;
+            if (h >= h_min && nv % h == 0 && nv / h <= op->ncache_wide)
+                tpr = h;
+        }
         /* ... and in 16-bit calls with dweight/dbias where fill16 says so, where the row is cached
          * and one row per item: halved for as long as that leaves fewer of the items' vectors idle
          * and the row fits fill16 vectors per item, if that ends deeper than ncache (pipelined
@@ -486,8 +498,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         /* ... and a backward row that neither the cache nor nacc vectors per item take: more items,
          * up to acc_tpr_max, where nacc vectors then take it (read twice, the sums in registers,
          * instead of streamed with the sums in the workspace; fp32 at cols 32768 on the H200, 512
-         * items streamed -> 1024 x 8: 1.465 -> 1.238 ms, dx-only 0.757 -> 0.590 with dxb_dx 2) */
-        if (backward && op->acc_tpr_max && op->nacc && (nv + tpr - 1) / tpr > op->nacc) {
+         * items streamed -> 1024 x 8, ms: 1.444 -> 1.240, with the residual gradient 1.537 -> 1.289,
+         * dx-only 0.744 -> 0.590 with dxb_dx 2, dx_res 0.875 -> 0.745). Calls with a 16-bit widest
+         * element keep their items (bf16 at 65536, 512 streamed -> 1024 x 8: dx 0.393 -> 0.605,
+         * backward_res 1.130 -> 1.320) */
+        if (backward && max_elem == 4 && op->acc_tpr_max && op->nacc && (nv + tpr - 1) / tpr > op->nacc) {
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? op->ncache_wide : op->ncache;
             size_t t = tpr;
             while ((nv + t - 1) / t > op->nacc && t * 2 <= op->acc_tpr_max && t * 2 <= max_wg)
@@ -586,7 +601,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         const size_t acc_bytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float);
         if (!ctx->info.local_mem || acc_bytes + red_bytes <= ctx->info.local_mem) {
             L.acc_local = op->acc_local_res;
-            if (op->dxb_res)
+            /* (deeper batches only within tpr_max items: 1024-item groups have half the registers
+             * per item; fp32 at cols 32768, 1024 x 8: batches of 3 1.450 ms, of 2 1.289) */
+            if (op->dxb_res && (!op->tpr_max || L.tpr <= op->tpr_max))
                 L.dxb = op->dxb_res;
         }
     }

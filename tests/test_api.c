@@ -335,7 +335,15 @@ START_TEST(launch_plans)
                     if (L.local_accumulators)
                         ck_assert(L.register_cache == 0 && L.local_accumulators < L.register_accumulators &&
                                   dtypes[d] == CLNORM_F32 && ops[o] == (1 | CLNORM_PLAN_BACKWARD_RES));
-                    if (L.register_cache || !L.register_accumulators)
+                    /* the twice-read row: its vectors per item hold the row, and in calls with
+                     * dweight/dbias they are the sums' */
+                    if (L.register_cache || ops[o] == 0)
+                        ck_assert_uint_eq(L.reread_vectors, 0);
+                    if (L.reread_vectors)
+                        ck_assert((size_t)L.reread_vectors * L.items_per_row * v >= cols);
+                    if ((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) == 1)
+                        ck_assert_uint_eq(L.reread_vectors, L.register_cache ? 0 : L.register_accumulators);
+                    if (!L.reread_vectors)
                         ck_assert_uint_eq(L.reread_batch, 0);
                     if (dtypes[d] == CLNORM_F32) /* the raw cache is for 16-bit data */
                         ck_assert_uint_eq(L.raw_cache, 0);
@@ -697,6 +705,59 @@ START_TEST(plan_fwd16_rules)
 }
 END_TEST
 
+/* The fp32 backward's wide register cache (ncache_wide, cached_nc, its exact fit) and the twice-read
+ * rows at more items (acc_tpr_max, dxb_dx), with the NVIDIA row's values */
+START_TEST(plan_wide_and_acc_tpr_rules)
+{
+    if (!groups_of_at_least(1024, "plan_wide_and_acc_tpr_rules"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune(
+        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+        "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_dxb=2,bwd_dxb16=0,bwd_acc_local_res=1,"
+        "bwd_dxb_res=3,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2");
+    const int BW = 1, DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_launch_info L = plan_of(ctx, BW, 12288, CLNORM_F32); /* 3 vectors at 1024 items > cached_nc */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 6 && L.reread_vectors == 0);
+    L = plan_of(ctx, BW | RES, 12288, CLNORM_F32);
+    ck_assert(L.items_per_row == 512 && L.register_cache == 6);
+    L = plan_of(ctx, BW, 8192, CLNORM_F32); /* 2 vectors at 1024 items */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 2);
+    L = plan_of(ctx, BW, 5120, CLNORM_F32); /* 1280 vectors: 256 x 5 exactly, not 512 x 3 */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 5);
+    L = plan_of(ctx, BW, 4096, CLNORM_F32); /* exact already */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 2);
+    L = plan_of(ctx, DX, 12288, CLNORM_F32); /* not a call with dweight/dbias: ncache_dx, 1024 x 3 */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 3);
+    L = plan_of(ctx, BW, 12288, CLNORM_BF16); /* 16-bit: ncache */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 3);
+    L = plan_of(ctx, BW, 16384, CLNORM_F32); /* 8 vectors at 512 items: nacc takes it already */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.reread_vectors == 8 && L.reread_batch == 2);
+    L = plan_of(ctx, BW | RES, 16384, CLNORM_F32);
+    ck_assert(L.items_per_row == 512 && L.local_accumulators == 1 && L.reread_batch == 3);
+    L = plan_of(ctx, BW, 32768, CLNORM_F32); /* 16 at 512 items: 1024 x 8, read twice */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.register_accumulators == 8 &&
+              L.reread_vectors == 8 && L.reread_batch == 2);
+    L = plan_of(ctx, BW | RES, 32768, CLNORM_F32); /* dxb_res only within tpr_max items */
+    ck_assert(L.items_per_row == 1024 && L.local_accumulators == 1 && L.reread_batch == 2);
+    L = plan_of(ctx, DX, 32768, CLNORM_F32);
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.register_accumulators == 0 &&
+              L.reread_vectors == 8 && L.reread_batch == 2);
+    L = plan_of(ctx, DX, 65536, CLNORM_F32); /* 16 at 1024 items: streams */
+    ck_assert(L.register_cache == 0 && L.reread_vectors == 0 && L.reread_batch == 0);
+    L = plan_of(ctx, DX, 65536, CLNORM_BF16); /* 16-bit widest element: keeps its items */
+    ck_assert(L.items_per_row == 512 && L.reread_vectors == 0);
+    clnorm_context_release(ctx);
+    ctx = gpu_context_with_tune(
+        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+        "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_cached_nc=0,bwd_ncache_wide=0,bwd_acc_tpr_max=0,bwd_dxb_dx=0");
+    L = plan_of(ctx, BW, 12288, CLNORM_F32); /* the rules off: 1024 x 3 */
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 3);
+    L = plan_of(ctx, DX, 32768, CLNORM_F32); /* streams */
+    ck_assert(L.items_per_row == 512 && L.reread_vectors == 0 && L.reread_batch == 0);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
@@ -998,6 +1059,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_groups_cap);
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
+    tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
