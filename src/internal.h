@@ -136,6 +136,9 @@ typedef struct clnorm_op_params {
                                many where nacc vectors then take the row (0: never) */
     unsigned dxb_dx;        /* backward without dweight/dbias, row read twice (nacc, not cached): dx's
                                second read in unrolled batches of this many vectors (0: a loop) */
+    unsigned groups_res;    /* backward, fp32-widest calls with dweight/dbias and a residual
+                               gradient, row cached within ncache, groups of at most wg items:
+                               persistent groups per compute unit instead (0: groups_per_cu) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

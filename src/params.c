@@ -61,7 +61,7 @@ static const clnorm_device_params table[] = {
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
              .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
              .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
-             .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2},
+             .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -197,6 +197,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_bfly_cols_max", &p->bwd.bfly_cols_max, 0, 1u << 30, false},
         {"bwd_cached_nc", &p->bwd.cached_nc, 0, 16, false}, {"bwd_ncache_wide", &p->bwd.ncache_wide, 0, 16, false},
         {"bwd_acc_tpr_max", &p->bwd.acc_tpr_max, 0, 1024, true}, {"bwd_dxb_dx", &p->bwd.dxb_dx, 0, 16, false},
+        {"bwd_groups_res", &p->bwd.groups_res, 0, 64, false},
     };
     const char *s = spec;
     while (*s) {
@@ -437,14 +438,15 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         }
         /* ... and in fp32 calls with dweight/dbias (ncache_wide), a cached row that leaves some of
          * the items' vectors idle: the most items, fewer than now and at least half of tpr_max, that
-         * take it exactly in at most ncache_wide vectors each (cols 5120 on the H200: 512 x 3 -> 256
-         * x 5, 0.464 -> 0.411 ms; shorter rows, whose halved layouts lost before, keep theirs) */
+         * take it exactly in more than ncache and at most ncache_wide vectors each (cols 5120 on the
+         * H200: 512 x 3 -> 256 x 5, 0.464 -> 0.411 ms; 3072 as 256 x 3 lost, 0.408 -> 0.454; shorter
+         * rows, whose halved layouts lost before, keep theirs) */
         const size_t h_min = op->tpr_max > 64 ? op->tpr_max / 2 : 32;
         if (wide && tpr > h_min && nv % tpr != 0 && (nv + tpr - 1) / tpr <= op->ncache_wide) {
             size_t h = tpr / 2;
             while (h > h_min && nv % h != 0 && nv / h <= op->ncache_wide)
                 h /= 2;
-            if (h >= h_min && nv % h == 0 && nv / h <= op->ncache_wide)
+            if (h >= h_min && nv % h == 0 && nv / h > op->ncache && nv / h <= op->ncache_wide)
                 tpr = h;
         }
         /* ... and in 16-bit calls with dweight/dbias where fill16 says so, where the row is cached
@@ -664,6 +666,13 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     unsigned gpc = op->groups_per_cu;
     if (backward && partials && max_elem == 2 && L.ncache && (has_dres ? op->groups16_res : op->groups16))
         gpc = has_dres ? op->groups16_res : op->groups16;
+    /* ... and groups_res in fp32-widest calls with dweight/dbias and a residual gradient whose row is
+     * cached within ncache in groups of at most wg items (the H200, 4 -> 3, ms: cols 2048 0.588 ->
+     * 0.514 (72 registers: 3 groups of 256 fit), 1024 0.520 -> 0.513, 256 and 768 equal; 4096's
+     * 512-item groups lost, 0.520 -> 0.572) */
+    if (backward && partials && has_dres && max_elem == 4 && op->groups_res && L.ncache && L.ncache <= op->ncache &&
+        (size_t)tpr * rpw <= op->wg)
+        gpc = op->groups_res;
     size_t per_cu = (size_t)gpc * op->wg / ((size_t)tpr * rpw);
     /* the twice-read backward holds one group per compute unit where its sums fill half the
      * register file: more groups only run in waves, each writing a partial row (the H200 at cols

@@ -714,7 +714,7 @@ START_TEST(plan_wide_and_acc_tpr_rules)
     clnorm_context *ctx = gpu_context_with_tune(
         "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
         "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_dxb=2,bwd_dxb16=0,bwd_acc_local_res=1,"
-        "bwd_dxb_res=3,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2");
+        "bwd_dxb_res=3,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups=4,bwd_groups_res=3");
     const int BW = 1, DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
     clnorm_launch_info L = plan_of(ctx, BW, 12288, CLNORM_F32); /* 3 vectors at 1024 items > cached_nc */
     ck_assert(L.items_per_row == 512 && L.register_cache == 6 && L.reread_vectors == 0);
@@ -725,6 +725,8 @@ START_TEST(plan_wide_and_acc_tpr_rules)
     L = plan_of(ctx, BW, 5120, CLNORM_F32); /* 1280 vectors: 256 x 5 exactly, not 512 x 3 */
     ck_assert(L.items_per_row == 256 && L.register_cache == 5);
     L = plan_of(ctx, BW, 4096, CLNORM_F32); /* exact already */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 2);
+    L = plan_of(ctx, BW, 3072, CLNORM_F32); /* 256 x 3 would be exact, but not deeper than ncache */
     ck_assert(L.items_per_row == 512 && L.register_cache == 2);
     L = plan_of(ctx, DX, 12288, CLNORM_F32); /* not a call with dweight/dbias: ncache_dx, 1024 x 3 */
     ck_assert(L.items_per_row == 1024 && L.register_cache == 3);
@@ -742,6 +744,12 @@ START_TEST(plan_wide_and_acc_tpr_rules)
     L = plan_of(ctx, DX, 32768, CLNORM_F32);
     ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.register_accumulators == 0 &&
               L.reread_vectors == 8 && L.reread_batch == 2);
+    /* groups_res: fp32 with the residual gradient, cached within ncache, groups of at most 256 items */
+    const size_t cus = plan_of(ctx, BW, 2048, CLNORM_F32).work_groups / 4; /* 256-item groups, 4 per unit */
+    ck_assert_uint_eq(plan_of(ctx, BW | RES, 2048, CLNORM_F32).work_groups, 3 * cus);
+    ck_assert_uint_eq(plan_of(ctx, BW | RES, 2048, CLNORM_BF16).work_groups % cus, 0);
+    ck_assert_uint_eq(plan_of(ctx, BW | RES, 4096, CLNORM_F32).work_groups, 2 * cus); /* 512 items: 4 x 256 / 512 */
+    ck_assert_uint_eq(plan_of(ctx, DX | RES, 2048, CLNORM_F32).work_groups, 4 * cus);
     L = plan_of(ctx, DX, 65536, CLNORM_F32); /* 16 at 1024 items: streams */
     ck_assert(L.register_cache == 0 && L.reread_vectors == 0 && L.reread_batch == 0);
     L = plan_of(ctx, DX, 65536, CLNORM_BF16); /* 16-bit widest element: keeps its items */
