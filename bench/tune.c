@@ -45,6 +45,12 @@ static const char *const BWD[] = {
     "bwd_groups16=2,bwd_groups16_res=1", "bwd_groups16=3,bwd_groups16_res=2",
     /* NVIDIA's row sums over the warps' sums: a loop, or the butterfly from 64 or 512 items per row */
     "bwd_bfly_tpr=0", "bwd_bfly_tpr=64", "bwd_bfly_tpr=512",
+    /* fp32 rows with dweight/dbias: the wide cache at tpr_max items (off, 4, 6 deep); rows read twice
+     * at up to 1024 items instead of streamed (off, on) and dx-only batches; fp32 groups with the
+     * residual gradient */
+    "bwd_ncache_wide=0,bwd_cached_nc=0", "bwd_ncache_wide=4,bwd_cached_nc=2", "bwd_ncache_wide=6,bwd_cached_nc=2",
+    "bwd_acc_tpr_max=0", "bwd_acc_tpr_max=1024,bwd_dxb_dx=2", "bwd_acc_tpr_max=1024,bwd_dxb_dx=0",
+    "bwd_groups_res=0", "bwd_groups_res=3",
 };
 
 typedef struct tune_arg {

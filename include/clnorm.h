@@ -126,8 +126,23 @@
  *     to these cols; 0 = no bound), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
  *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
  *     many work-items, above 32; 0 = never, else up to 1024; backward calls with dweight/dbias
- *     whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
- *     (only up to these cols; 0 = no bound). `clnorm-bench --tune` times a built-in grid of them
+ *     and a residual gradient whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
+ *     (only up to these cols; 0 = no bound), `bwd_cached_nc` (calls with dweight/dbias whose
+ *     widest element is 4 bytes: `bwd_tpr_max_cached` items only where they take the row in at
+ *     most this many vectors per item; 0 = `bwd_ncache`, else up to 16), `bwd_ncache_wide` (the
+ *     same calls: their register cache up to this many vectors per item instead of `bwd_ncache`,
+ *     and a cached row that leaves some of its items' vectors idle takes fewer items, at least
+ *     half of `bwd_tpr_max`, where they hold it exactly in more than `bwd_ncache` vectors each;
+ *     0 = off, else up to 16), `bwd_acc_tpr_max` (calls whose widest element is 4 bytes, with or
+ *     without dweight/dbias, whose row neither the register cache nor `bwd_nacc` vectors per item
+ *     take: items per row doubled up to this many where `bwd_nacc` vectors then take the row,
+ *     read twice instead of streamed; 0 = never, else a power of two up to 1024), `bwd_dxb_dx`
+ *     (calls without dweight/dbias whose row is read twice that way: dx's second read in batches
+ *     of this many vectors; 0 = a loop, else up to 16; `bwd_dxb_res` applies only within
+ *     `bwd_tpr_max` items) and `bwd_groups_res` (calls with dweight/dbias and a residual
+ *     gradient whose widest element is 4 bytes and whose row is cached within `bwd_ncache`, in
+ *     groups of at most `bwd_wg` items: persistent groups per compute unit instead of
+ *     `bwd_groups`; 0 = `bwd_groups`, else up to 64). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
