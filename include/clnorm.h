@@ -127,18 +127,22 @@
  *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
  *     many work-items, above 32; 0 = never, else up to 1024; backward calls with dweight/dbias
  *     and a residual gradient whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
- *     (only up to these cols; 0 = no bound), `bwd_cached_nc` (calls with dweight/dbias whose
- *     widest element is 4 bytes: `bwd_tpr_max_cached` items only where they take the row in at
- *     most this many vectors per item; 0 = `bwd_ncache`, else up to 16), `bwd_ncache_wide` (the
- *     same calls: their register cache up to this many vectors per item instead of `bwd_ncache`,
- *     and a cached row that leaves some of its items' vectors idle takes fewer items, at least
- *     half of `bwd_tpr_max`, where they hold it exactly in more than `bwd_ncache` vectors each;
- *     0 = off, else up to 16), `bwd_acc_tpr_max` (calls whose widest element is 4 bytes, with or
+ *     (only up to these cols; 0 = no bound), `bwd_ncache_wide` (calls with dweight/dbias whose
+ *     widest element is 4 bytes: their register cache up to this many vectors per item within
+ *     `bwd_tpr_max` items, instead of `bwd_ncache`; and a cached row that leaves some of its
+ *     items' vectors idle takes the first power-of-two count of items below its own that holds
+ *     it exactly, if that count is at least half of `bwd_tpr_max` (32 where that is 64 or less)
+ *     and the fit more than `bwd_ncache` and at most this many vectors deep; 0 = off, else up to
+ *     16; a value below `bwd_ncache` makes their cache shallower), `bwd_cached_nc` (with
+ *     `bwd_ncache_wide` set: the same calls' cache depth above `bwd_tpr_max` items, so
+ *     `bwd_tpr_max_cached` items take the row only within it; 0 = `bwd_ncache`, else up to 16;
+ *     ignored without `bwd_ncache_wide`), `bwd_acc_tpr_max` (calls whose widest element is 4 bytes, with or
  *     without dweight/dbias, whose row neither the register cache nor `bwd_nacc` vectors per item
  *     take: items per row doubled up to this many where `bwd_nacc` vectors then take the row,
  *     read twice instead of streamed; 0 = never, else a power of two up to 1024), `bwd_dxb_dx`
- *     (calls without dweight/dbias whose row is read twice that way: dx's second read in batches
- *     of this many vectors; 0 = a loop, else up to 16; `bwd_dxb_res` applies only within
+ *     (calls without dweight/dbias whose row is read twice, widest element 4 bytes: dx's second
+ *     read in batches of this many vectors; 0 = a loop, else up to 16; all-16-bit ones take
+ *     `bwd_dxb16`; `bwd_dxb_res` applies only within
  *     `bwd_tpr_max` items) and `bwd_groups_res` (calls with dweight/dbias and a residual
  *     gradient whose widest element is 4 bytes and whose row is cached within `bwd_ncache`, in
  *     groups of at most `bwd_wg` items: persistent groups per compute unit instead of

@@ -126,16 +126,18 @@ typedef struct clnorm_op_params {
     unsigned bfly_tpr;      /* NV_SHFL row sums: the warps' sums added by a butterfly (ROW_SUM_BFLY)
                                where a row takes at least this many items (0: never; a loop) */
     unsigned bfly_cols_max; /* ... and the row at most this many cols (0: any) */
-    unsigned cached_nc;     /* backward with dweight/dbias, widest element 4 bytes: tpr_max_cached
-                               items only where they take the row in at most this many vectors per
-                               item (0: ncache) */
-    unsigned ncache_wide;   /* the same calls: most vectors per item in registers instead of ncache
-                               (0: ncache) */
+    unsigned cached_nc;     /* with ncache_wide set: the register cache's depth in those calls above
+                               tpr_max items (tpr_max_cached takes the row only within it; 0:
+                               ncache) */
+    unsigned ncache_wide;   /* backward with dweight/dbias, widest element 4 bytes: most vectors per
+                               item in registers within tpr_max items instead of ncache, and the
+                               exact-fit rule (params.c); 0: off */
     unsigned acc_tpr_max;   /* backward, rows that neither the register cache nor nacc vectors per
                                item take at the derived items per row: items doubled up to this
                                many where nacc vectors then take the row (0: never) */
-    unsigned dxb_dx;        /* backward without dweight/dbias, row read twice (nacc, not cached): dx's
-                               second read in unrolled batches of this many vectors (0: a loop) */
+    unsigned dxb_dx;        /* backward without dweight/dbias, widest element 4 bytes, row read twice
+                               (nacc, not cached): dx's second read in unrolled batches of this many
+                               vectors (0: a loop; all-16-bit calls take dxb16) */
     unsigned groups_res;    /* backward, fp32-widest calls with dweight/dbias and a residual
                                gradient, row cached within ncache, groups of at most wg items:
                                persistent groups per compute unit instead (0: groups_per_cu) */

@@ -143,6 +143,16 @@ static bool dx16_long(const clnorm_op_params *op, bool backward, bool partials, 
 
 static bool pow2(unsigned long v) { return v && !(v & (v - 1)); }
 
+/* the register cache's depth limit of fp32-widest backward calls with dweight/dbias (ncache_wide
+ * set) at t items per row: ncache_wide within tpr_max items, cached_nc (else ncache) above, where
+ * an item has half the registers */
+static unsigned wide_nc(const clnorm_op_params *op, size_t t)
+{
+    if (op->tpr_max && t > op->tpr_max)
+        return op->cached_nc ? op->cached_nc : op->ncache;
+    return op->ncache_wide;
+}
+
 /* the 16-bit forward's exact fit: nv vectors in exactly d per item, a multiple of 32 items, at most
  * cap of them (and the device's work-group limit) */
 static bool exact_fit(size_t nv, unsigned d, size_t cap, size_t max_wg)
@@ -403,9 +413,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * items spilled, cols 12288 0.501 ms, where 512 x 6 (ncache_wide, 128 registers) took
          * 0.409; with the residual gradient 0.640 -> 0.621) */
         if (backward && cached_cap > tpr && want_tpr > tpr) {
-            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx
-                                    : wide && op->cached_nc ? op->cached_nc : op->ncache;
             const size_t t = want_tpr < cached_cap ? want_tpr : cached_cap;
+            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
             if ((nv + t - 1) / t <= nc_max)
                 tpr = t;
         }
@@ -437,8 +446,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 tpr /= 2;
         }
         /* ... and in fp32 calls with dweight/dbias (ncache_wide), a cached row that leaves some of
-         * the items' vectors idle: the most items, fewer than now and at least half of tpr_max, that
-         * take it exactly in more than ncache and at most ncache_wide vectors each (cols 5120 on the
+         * the items' vectors idle: the first power-of-two count of items below tpr that takes it
+         * exactly, if that is at least half of tpr_max and the fit more than ncache and at most
+         * ncache_wide vectors deep (cols 5120 on the
          * H200: 512 x 3 -> 256 x 5, 0.464 -> 0.411 ms; 3072 as 256 x 3 lost, 0.408 -> 0.454; shorter
          * rows, whose halved layouts lost before, keep theirs) */
         const size_t h_min = op->tpr_max > 64 ? op->tpr_max / 2 : 32;
@@ -505,10 +515,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
          * element keep their items (bf16 at 65536, 512 streamed -> 1024 x 8: dx 0.393 -> 0.605,
          * backward_res 1.130 -> 1.320) */
         if (backward && max_elem == 4 && op->acc_tpr_max && op->nacc && (nv + tpr - 1) / tpr > op->nacc) {
-            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? op->ncache_wide : op->ncache;
             size_t t = tpr;
             while ((nv + t - 1) / t > op->nacc && t * 2 <= op->acc_tpr_max && t * 2 <= max_wg)
                 t *= 2;
+            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
             if ((nv + t - 1) / t <= op->nacc && (nv + t - 1) / t > nc_max)
                 tpr = t;
         }
@@ -518,7 +528,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     /* vectors per item: the register arrays are sized exactly */
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
-    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? op->ncache_wide : op->ncache;
+    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, tpr) : op->ncache;
     L.ncache = nc <= ncache || nc == fill_nc ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
@@ -592,7 +602,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     L.bfly = P->nv_shfl && op->bfly_tpr && L.tpr > 32 && L.tpr >= op->bfly_tpr &&
              (!op->bfly_cols_max || cols <= op->bfly_cols_max) && !(backward && partials && has_dres && L.dr_early);
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
-    L.dxb = !backward || !L.nacc || L.ncache ? 0 : !partials ? op->dxb_dx : max_elem == 2 ? op->dxb16 : op->dxb;
+    L.dxb = !backward || !L.nacc || L.ncache ? 0 : max_elem == 2 ? op->dxb16 : !partials ? op->dxb_dx : op->dxb;
     /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of
      * each item's sum vectors in local memory (2 x that x items x vector bytes, beside the row
      * sums' scratch), the registers freed for deeper batches (the H200 at cols 16384: 0.769 ->
