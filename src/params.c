@@ -595,10 +595,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * vectors: bf16 0.196 -> 0.199, fp32 0.448 -> 0.457); not in backward calls with dweight/dbias
      * and a residual gradient whose cached row is within the early residual-gradient budget
      * (dr_early): there the butterfly raised the kernel's registers past what two 512-item groups
-     * per compute unit leave (fp32 at 4096: 64 -> 73 registers, 0.519 -> 0.567 ms). (Without the
-     * residual gradient those rows measured -1.5 %..+0.2 %: fp32 8192 0.404 -> 0.397, 4096 equal,
-     * bf16 8192 0.216 -> 0.214; see docs/PERFORMANCE.md, session 14.) Only rows of more than one
-     * warp: at 32 items or fewer the kernels have no loop to replace. */
+     * per compute unit leave (fp32 at 4096: 64 -> 73 registers, 0.519 -> 0.567 ms); without the
+     * residual gradient those rows take it (loop -> butterfly, ms: fp32 8192 0.402 -> 0.397, 5120
+     * 0.474 -> 0.470, bf16 12288 0.244 -> 0.241). Only rows of more than one warp: at 32 items or
+     * fewer the kernels have no loop to replace. */
     L.bfly = P->nv_shfl && op->bfly_tpr && L.tpr > 32 && L.tpr >= op->bfly_tpr &&
              (!op->bfly_cols_max || cols <= op->bfly_cols_max) && !(backward && partials && has_dres && L.dr_early);
     /* dx's second read in unrolled batches where the row is not cached but the sums are */

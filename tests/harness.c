@@ -49,8 +49,8 @@ static size_t compute_units(void)
 /* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
  * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
  * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item,
- * local_accumulators, local_row, reread_vectors, items_per_row, groups_per_cu: work_groups / the device's compute units; a plan
- * written "cpu:op,..." is checked on CPU devices only, for CPU-device modes), launch plans
+ * local_accumulators, local_row, reread_vectors, items_per_row, groups_per_cu: work_groups / the
+ * device's compute units; a plan written "cpu:op,..." is checked on CPU devices only, for CPU-device modes), launch plans
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
  * repeating another suite. */

@@ -423,12 +423,15 @@ static clnorm_context *gpu_context_with_tune2(const char *base, const char *extr
     return gpu_context_with_tune(spec);
 }
 
+/* the NVIDIA row's backward shape keys, which the plan tests below start from */
+#define NV_BWD_BASE "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2"
+
 START_TEST(plan_rules_nvidia_layouts)
 {
     if (!groups_of_at_least(1024, "plan_rules_nvidia_layouts"))
         return;
     clnorm_context *ctx = gpu_context_with_tune(
-        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+        NV_BWD_BASE ","
            "bwd_dxb=2,bwd_dxb16=0,bwd_pipe_vecs=1024,"
            "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_ncache_dx=4,bwd_pipe=1,bwd_dr_early=32768,"
            "bwd_rpi16_res=2,bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1,bwd_dx16_cols=12288,"
@@ -709,8 +712,7 @@ START_TEST(plan_wide_and_acc_tpr_rules)
 {
     if (!groups_of_at_least(1024, "plan_wide_and_acc_tpr_rules"))
         return;
-    clnorm_context *ctx = gpu_context_with_tune(
-        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+    clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE,
         "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_dxb=2,bwd_dxb16=0,bwd_acc_local_res=1,"
         "bwd_dxb_res=3,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups=4,bwd_groups_res=3");
     const int BW = 1, DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
@@ -761,8 +763,7 @@ START_TEST(plan_wide_and_acc_tpr_rules)
     L = plan_of(ctx, DX, 65536, CLNORM_BF16); /* 16-bit widest element: keeps its items */
     ck_assert(L.items_per_row == 512 && L.reread_vectors == 0);
     clnorm_context_release(ctx);
-    ctx = gpu_context_with_tune(
-        "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+    ctx = gpu_context_with_tune2(NV_BWD_BASE,
         "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_cached_nc=0,bwd_ncache_wide=0,bwd_acc_tpr_max=0,bwd_dxb_dx=0");
     L = plan_of(ctx, BW, 12288, CLNORM_F32); /* the rules off: 1024 x 3 */
     ck_assert(L.items_per_row == 1024 && L.register_cache == 3);
