@@ -51,6 +51,9 @@ static const char *const BWD[] = {
     "bwd_ncache_wide=0,bwd_cached_nc=0", "bwd_ncache_wide=4,bwd_cached_nc=2", "bwd_ncache_wide=6,bwd_cached_nc=2",
     "bwd_acc_tpr_max=0", "bwd_acc_tpr_max=1024,bwd_dxb_dx=2", "bwd_acc_tpr_max=1024,bwd_dxb_dx=0",
     "bwd_groups_res=0", "bwd_groups_res=3",
+    /* dweight/dbias by columns beside the dx-only layout: off, from any cols, at one group per
+     * compute unit */
+    "bwd_colsweep_cols=0,bwd_colsweep16_cols=0", "bwd_colsweep_cols=1,bwd_colsweep16_cols=1,bwd_colsweep_groups=1",
 };
 
 typedef struct tune_arg {
@@ -251,12 +254,17 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
             double frac = (tensors / 2.0) * copy_ms / t; /* copy moves 2 tensors' bytes */
             /* the plan: items per row x vectors cached (c) or summed in registers (a), row slots,
              * rows per item, groups, and the pipelined / as-stored / local-sum flags */
-            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s]\n",
+            /* (r: read twice without sums in registers, the dx-only and column-sweep kernels; cs N:
+             * dweight/dbias summed by columns, N column lanes) */
+            char cs[24] = "";
+            if (p.column_sweep)
+                snprintf(cs, sizeof cs, " cs %u", p.column_sweep);
+            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s%s]\n",
                    op_names[op], dname, rows, cols, c[i], t, frac, p.items_per_row,
-                   p.register_cache ? p.register_cache : p.register_accumulators,
-                   p.register_cache ? "c" : p.register_accumulators ? "a" : "s", p.rows_per_group, p.rows_per_item,
-                   p.work_groups, p.pipelined ? " pipe" : "", p.raw_cache ? " raw" : "",
-                   p.local_accumulators ? " lacc" : "");
+                   p.register_cache ? p.register_cache : p.register_accumulators ? p.register_accumulators : p.reread_vectors,
+                   p.register_cache ? "c" : p.register_accumulators ? "a" : p.reread_vectors ? "r" : "s", p.rows_per_group,
+                   p.rows_per_item, p.work_groups, p.pipelined ? " pipe" : "", p.raw_cache ? " raw" : "",
+                   p.local_accumulators ? " lacc" : "", cs);
             if (frac > best) {
                 best = frac;
                 bi = i;

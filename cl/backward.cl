@@ -24,6 +24,7 @@
  * dweight/dbias sums serve RPI rows, so more bytes are in flight per register (what bounds a 16-bit
  * backward on a GPU), or one read-modify-write of the workspace row serves RPI rows (streaming, a
  * CPU's long rows). PARTIALS 0 (calls without dweight and dbias) drops those sums altogether.
+ * COLSWEEP (with PARTIALS 0; host-chosen): dweight/dbias summed by columns instead, see below.
  */
 #ifndef T_X
 #define T_X f32
@@ -128,6 +129,68 @@ typedef float8 sums_t;
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
 
+/* COLSWEEP (host-chosen, GPUs; the call's dx in the dx-only layout, PARTIALS 0): dweight and dbias
+ * by columns. Work-group g of G owns the column vectors [g*nv/G, (g+1)*nv/G) and sums them over
+ * every row itself: after each round of the block loop (G blocks, one per group: a "wave") it reads
+ * its columns of that wave's rows, which the other groups have just read for their dx, so these
+ * reads find L2 rather than memory; the waves its loop did not run it sweeps after the loop. Rows
+ * too long for the sums to stay in registers beside the cached row (the H200 at cols 16384) so
+ * read x and dy from memory once instead of twice. COLSWEEP column lanes (vectors) x CS_ROWS row
+ * lanes; each item adds its lane's rows in row order, then the row lanes are added in a fixed tree
+ * order: no atomics, no exchange between groups, bitwise repeatable. The one partial row goes to
+ * part (dweight) and part + cols (dbias); reduce.cl converts it. */
+#ifdef COLSWEEP
+#if PARTIALS
+#error "COLSWEEP replaces the per-group partial rows (PARTIALS 0)"
+#endif
+#ifdef CONTIG_ROWS
+#error "COLSWEEP follows the round-robin schedule's waves"
+#endif
+#if COLSWEEP > WG || WG % COLSWEEP != 0
+#error "COLSWEEP must divide the work-group"
+#endif
+#define CS_ROWS (WG / COLSWEEP)
+/* adds dy * x-hat and dy of column vector k over rows r, r + CS_ROWS, ... below r1, in row order
+ * (four rows' loads issued before their adds; the adds keep the plain loop's order) */
+inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global STORAGE(T_X) *x, const ulong x_ld,
+                          const __global STORAGE(T_DY) *dy, const ulong dy_ld, const __global float *mean,
+                          const __global float *rstd, floatv *aw, floatv *ab)
+{
+    floatv sw = *aw, sb = *ab;
+    for (; r + 3 * CS_ROWS < r1; r += 4 * CS_ROWS) {
+        floatv xv[4], dv[4];
+        float m[4], s[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const ulong q = r + (ulong)i * CS_ROWS;
+            xv[i] = LDV(T_X, x + q * x_ld, k * VEC);
+            dv[i] = LDV(T_DY, dy + q * dy_ld, k * VEC);
+            m[i] = mean[q];
+            s[i] = rstd[q];
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const floatv xhat = (xv[i] - m[i]) * s[i];
+            sw += dv[i] * xhat;
+            sb += dv[i];
+        }
+    }
+    for (; r < r1; r += CS_ROWS) {
+        const floatv d = LDV(T_DY, dy + r * dy_ld, k * VEC);
+        const floatv xhat = (LDV(T_X, x + r * x_ld, k * VEC) - mean[r]) * rstd[r];
+        sw += d * xhat;
+        sb += d;
+    }
+    *aw = sw;
+    *ab = sb;
+}
+/* this group's columns of rows [R0, R1) */
+#define COLSWEEP_ROWS(R0, R1)                                                                    \
+    if (cs_on)                                                                                   \
+        colsweep_rows((R0) + cs_lane, (R1), cs_k, x + x_off, x_ld, dy + dy_off, dy_ld, mean + mean_off, \
+                      rstd + rstd_off, &cs_w, &cs_b);
+#endif
+
 /* LOCAL_ROW (CPUs, the streaming regime, one item per row slot: host-chosen): the first pass keeps
  * each of its RPI rows' x-hat and g in fp32 in local memory (2 * RPI * cols floats, and with
  * LOCAL_W cols more for the weight's fp32 copy: the host's argument), so that dx's pass reads them
@@ -162,10 +225,22 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
 #if NL > 0
     __local floatv lacc[2 * NL * WG];
 #endif
+#ifdef COLSWEEP
+    __local floatv cs_red[CS_ROWS > 1 ? WG / 2 : 1];
+#endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
     const long nv = (long)(cols / VEC);
+#ifdef COLSWEEP
+    const ulong cs_g = get_group_id(0), cs_ng = get_num_groups(0);
+    const long cs_k = (long)(cs_g * (ulong)nv / cs_ng) + (long)(lid % COLSWEEP);
+    const bool cs_on = cs_k < (long)((cs_g + 1) * (ulong)nv / cs_ng);
+    const uint cs_lane = lid / COLSWEEP;
+    const ulong cs_wave = (ulong)RPW * RPI * cs_ng; /* rows of one round of the block loop */
+    ulong cs_done = 0;                              /* rows [0, cs_done) swept */
+    floatv cs_w = 0.0f, cs_b = 0.0f;
+#endif
     const bool has_w = (flags & BWD_WEIGHT) != 0;
     const __global STORAGE(T_W) *wr = w + w_off;
 #if PARTIALS
@@ -524,8 +599,36 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             }
 #endif
         }
+#ifdef COLSWEEP
+        COLSWEEP_ROWS(cs_done, min(cs_done + cs_wave, rows))
+        cs_done += cs_wave;
+#endif
     }
 
+#ifdef COLSWEEP
+    /* the waves this group's loop did not run (a group has one round fewer where the blocks do not
+     * fill the last), then the row lanes' sums in a fixed tree order; the loop counts are
+     * compile-time constants: every item reaches each barrier */
+    COLSWEEP_ROWS(cs_done, rows)
+    for (uint h = CS_ROWS / 2; h > 0; h /= 2) {
+        if (cs_lane >= h && cs_lane < 2 * h)
+            cs_red[lid - h * COLSWEEP] = cs_w;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (cs_lane < h)
+            cs_w += cs_red[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (cs_lane >= h && cs_lane < 2 * h)
+            cs_red[lid - h * COLSWEEP] = cs_b;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (cs_lane < h)
+            cs_b += cs_red[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (cs_lane == 0 && cs_on) {
+        STW(part, cs_k * VEC, cs_w);
+        STW(part + cols, cs_k * VEC, cs_b);
+    }
+#endif
 #if PARTIALS
     /* Combine the slots' sums into slot 0's partial row, in slot order (a fixed order). The loop
      * count is a compile-time constant: every item reaches each barrier. */

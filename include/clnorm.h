@@ -146,7 +146,14 @@
  *     `bwd_tpr_max` items) and `bwd_groups_res` (calls with dweight/dbias and a residual
  *     gradient whose widest element is 4 bytes and whose row is cached within `bwd_ncache`, in
  *     groups of at most `bwd_wg` items: persistent groups per compute unit instead of
- *     `bwd_groups`; 0 = `bwd_groups`, else up to 64). `clnorm-bench --tune` times a built-in grid of them
+ *     `bwd_groups`; 0 = `bwd_groups`, else up to 64), `bwd_colsweep_cols` / `bwd_colsweep16_cols`
+ *     (calls with dweight/dbias whose widest element is 4 bytes / all-16-bit calls, from this
+ *     many cols on: dx in the layout of the call without dweight/dbias, and each work-group sums
+ *     dweight and dbias for its share of the columns over every row, reading them from the
+ *     device's cache as the other groups read the same rows (see `column_sweep` in
+ *     #clnorm_launch_info), where that share fits the group's items; 0 = never) and
+ *     `bwd_colsweep_groups` (those calls' persistent groups per compute unit; 0 = the layout's
+ *     own, else up to 64). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
@@ -448,7 +455,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -512,6 +519,14 @@ typedef struct clnorm_launch_info {
                                          kernel reads the row the same way, then reread_batch is its
                                          second read's batch); 0 where the row is cached or streams
                                          (0.9 appended this field) */
+    unsigned column_sweep;          /**< backward with dweight/dbias summed by columns: each
+                                         work-group runs the dx-only layout (the fields above
+                                         describe it) and sums dweight/dbias over every row for
+                                         its share of the columns, reading them as the other
+                                         groups read the same rows for dx; this many column lanes
+                                         (vectors) per group, work_group_size / column_sweep row
+                                         lanes. 0: per-group partial sums, reduced in a second
+                                         kernel (0.10 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

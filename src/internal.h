@@ -141,6 +141,12 @@ typedef struct clnorm_op_params {
     unsigned groups_res;    /* backward, fp32-widest calls with dweight/dbias and a residual
                                gradient, row cached within ncache, groups of at most wg items:
                                persistent groups per compute unit instead (0: groups_per_cu) */
+    unsigned colsweep_cols; /* backward with dweight/dbias, widest element 4 bytes, from this many
+                               columns on (0: never): dx in the dx-only layout, and each group sums
+                               dweight/dbias over every row for its share of the columns (COLSWEEP) */
+    unsigned colsweep16_cols; /* ... the same for all-16-bit calls (0: never) */
+    unsigned colsweep_groups; /* ... in this many persistent groups per compute unit (0: the
+                                 dx-only layout's) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -203,6 +209,8 @@ typedef struct clnorm_launch {
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
+    unsigned colsweep; /* backward with dweight/dbias summed by columns (COLSWEEP): column lanes
+                          per group (0: per-group partial rows) */
     size_t groups;
 } clnorm_launch;
 

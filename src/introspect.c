@@ -35,7 +35,8 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->rows_per_group = L.rpw;
     info->work_group_size = L.tpr * L.rpw;
     info->register_cache = L.ncache;
-    info->register_accumulators = partials ? L.nacc : 0; /* forward and dx-only kernels have no such sums */
+    /* forward, dx-only and column-sweep kernels have no such sums */
+    info->register_accumulators = partials && !L.colsweep ? L.nacc : 0;
     info->work_groups = rows ? L.groups : 0;            /* rows == 0: no forward/backward kernel runs */
     info->rows_per_item = L.rpi;
     info->raw_cache = L.raw;
@@ -45,6 +46,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->local_accumulators = L.acc_local;
     info->local_row = L.local_row;
     info->reread_vectors = backward && !L.ncache ? L.nacc : 0;
+    info->column_sweep = L.colsweep;
     return CLNORM_SUCCESS;
 }
 

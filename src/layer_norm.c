@@ -205,6 +205,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
               (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
     k->v[9] = L->acc_local;
+    k->v[15] = L->colsweep;
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -423,17 +424,19 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
 {
     const bwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[256], dxb[24] = "", nacc_local[32] = "";
+    char shape[256], dxb[24] = "", nacc_local[32] = "", colsweep[24] = "";
     const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->dxb)
         snprintf(dxb, sizeof dxb, " -DDXB=%u", L->dxb);
     if (L->acc_local)
         snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
+    if (L->colsweep)
+        snprintf(colsweep, sizeof colsweep, " -DCOLSWEEP=%u", L->colsweep);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, colsweep, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
              L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
-             ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials ? 1 : 0, token(o->dy), token(o->x),
+             ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials && !L->colsweep ? 1 : 0, token(o->dy), token(o->x),
              token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "") < n;
 }
 
@@ -441,10 +444,13 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
 static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsigned flags, cl_mem part,
                         const clnorm_view *dw, const clnorm_view *db)
 {
+    /* partial rows to add: one per work-group, each at its slot 0's row, then the dbias rows; the
+     * column sweep's one row of each */
+    const bool one = L && L->colsweep;
     arg_u64(a, cols);
-    arg_u64(a, L ? L->groups : 0);             /* partial rows to add: one per work-group */
-    arg_u64(a, L ? L->rpw : 1);                /* ... each at its slot 0's row */
-    arg_u64(a, L ? L->groups * L->rpw : 0);    /* where the dbias rows start */
+    arg_u64(a, one ? 1 : L ? L->groups : 0);
+    arg_u64(a, one ? 1 : L ? L->rpw : 1);
+    arg_u64(a, one ? 1 : L ? L->groups * L->rpw : 0);
     arg_u32(a, flags);
     arg(a, sizeof part, &part);
     arg_view(a, dw, false);
@@ -536,7 +542,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     }
     const unsigned flags = (vw.present ? BWD_WEIGHT : 0) | (vdr.present ? BWD_DRES : 0);
     const size_t local = (size_t)L.tpr * L.rpw, global = L.groups * local;
-    const size_t nparts = L.groups * L.rpw;
+    const size_t nparts = L.colsweep ? 1 : L.groups * L.rpw;
 
     pthread_mutex_lock(&ctx->lock);
     arg_list a = {0}, r = {0};

@@ -773,6 +773,82 @@ START_TEST(plan_wide_and_acc_tpr_rules)
 }
 END_TEST
 
+/* The column sweep (colsweep_cols / colsweep16_cols / colsweep_groups): a call with dweight/dbias
+ * from those cols takes the layout of the same call without them, holds no sums in registers, and
+ * its groups' column shares (a power of two of vectors, within the group) cover the row; below
+ * the thresholds, in dx-only calls, and where a share would not fit a group, the plan is the one
+ * without the sweep */
+static void assert_sweep_plan(clnorm_context *ctx, clnorm_context *off, int op, size_t cols, clnorm_dtype dt, size_t groups)
+{
+    const clnorm_launch_info L = plan_of(ctx, op, cols, dt);
+    const clnorm_launch_info D = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX | (op & CLNORM_PLAN_BACKWARD_RES), cols, dt);
+    const size_t nv = cols / D.vector_width, blocks = (4096 + D.rows_per_group - 1) / D.rows_per_group;
+    const size_t g = groups < blocks ? groups : blocks, share = (nv + g - 1) / g;
+    if (share > D.work_group_size) { /* no sweep: as with it off */
+        const clnorm_launch_info O = plan_of(off, op, cols, dt);
+        ck_assert(L.column_sweep == 0 && memcmp(&L, &O, sizeof L) == 0);
+        return;
+    }
+    ck_assert_uint_eq(L.work_groups, g);
+    ck_assert_msg(L.column_sweep >= share && L.column_sweep < 2 * share && (L.column_sweep & (L.column_sweep - 1)) == 0 &&
+                      L.column_sweep <= L.work_group_size && L.column_sweep * L.work_groups >= nv,
+                  "cols %zu: %u column lanes, %zu groups", cols, L.column_sweep, L.work_groups);
+    ck_assert(L.register_accumulators == 0 && L.local_accumulators == 0 && L.rows_per_item == 1);
+    ck_assert(L.vector_width == D.vector_width && L.items_per_row == D.items_per_row &&
+              L.rows_per_group == D.rows_per_group && L.register_cache == D.register_cache &&
+              L.reread_vectors == D.reread_vectors && L.reread_batch == D.reread_batch && L.pipelined == D.pipelined &&
+              L.raw_cache == D.raw_cache && L.residual_early == D.residual_early);
+    ck_assert_uint_eq(D.column_sweep, 0);
+}
+START_TEST(plan_colsweep_rule)
+{
+    if (!groups_of_at_least(1024, "plan_colsweep_rule"))
+        return;
+    const char *nv = "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,"
+                     "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1";
+    char tune[512];
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=64", nv);
+    clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, tune), *off = gpu_context_with_tune2(NV_BWD_BASE, nv);
+    const int BW = 1, RES = CLNORM_PLAN_BACKWARD_RES;
+    const size_t g = 64 * compute_units(ctx);
+    for (int r = 0; r < 2; ++r) {
+        const int op = BW | (r ? RES : 0);
+        assert_sweep_plan(ctx, off, op, 20480, CLNORM_F32, g);
+        assert_sweep_plan(ctx, off, op, 32768, CLNORM_F32, g);
+        assert_sweep_plan(ctx, off, op, 65536, CLNORM_F32, g);
+        assert_sweep_plan(ctx, off, op, 32768, CLNORM_BF16, g);
+        assert_sweep_plan(ctx, off, op, 65536, CLNORM_F16, g);
+        /* below the thresholds: the plan without the sweep */
+        const size_t below[][2] = {{16384, CLNORM_F32}, {24576, CLNORM_BF16}, {16384, CLNORM_F16}};
+        for (size_t i = 0; i < 3; ++i) {
+            const clnorm_launch_info L = plan_of(ctx, op, below[i][0], (clnorm_dtype)below[i][1]);
+            const clnorm_launch_info O = plan_of(off, op, below[i][0], (clnorm_dtype)below[i][1]);
+            ck_assert(L.column_sweep == 0 && memcmp(&L, &O, sizeof L) == 0);
+        }
+        ck_assert_uint_eq(plan_of(ctx, CLNORM_PLAN_BACKWARD_DX | (r ? RES : 0), 32768, CLNORM_F32).column_sweep, 0);
+    }
+    ck_assert_uint_eq(plan_of(ctx, 0, 32768, CLNORM_F32).column_sweep, 0);
+    clnorm_context_release(ctx);
+    /* the dx-only layout's own groups (colsweep_groups 0), and one group per compute unit, whose
+     * share of a 65536-column fp32 row fits a group only on devices of 16 or more units */
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_cols=1,bwd_colsweep16_cols=1,bwd_colsweep_groups=1", nv);
+    ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    assert_sweep_plan(ctx, off, BW, 65536, CLNORM_F32, compute_units(ctx));
+    assert_sweep_plan(ctx, off, BW | RES, 4096, CLNORM_BF16, compute_units(ctx));
+    clnorm_context_release(ctx);
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_cols=1,bwd_colsweep16_cols=1,bwd_colsweep_groups=0", nv);
+    ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    assert_sweep_plan(ctx, off, BW, 4096, CLNORM_F32, plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 4096, CLNORM_F32).work_groups);
+    clnorm_context_release(ctx);
+    /* not with the contiguous row schedule (contig=1: the sweep follows the round-robin waves) */
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_cols=1,bwd_colsweep16_cols=1,contig=1", nv);
+    ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    ck_assert_uint_eq(plan_of(ctx, BW, 32768, CLNORM_F32).column_sweep, 0);
+    clnorm_context_release(ctx);
+    clnorm_context_release(off);
+}
+END_TEST
+
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
@@ -1075,6 +1151,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
+    tcase_add_test(tc, plan_colsweep_rule);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);

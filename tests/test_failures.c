@@ -121,7 +121,8 @@ START_TEST(malformed_tune_fails_context_creation)
                          "fwd_rpi16=3", "fwd_rpi16=8", "fwd_rpi16=0", "fwd_rpi_cols=-1", "fwd_rpi_cols_max=x", "fwd_rpi=2",
                          "fwd_bfly_tpr=1025", "bwd_bfly_tpr=-1", "fwd_bfly_cols_max=y", "bfly_tpr=512",
                          "bwd_cached_nc=17", "bwd_ncache_wide=-1", "bwd_acc_tpr_max=768", "bwd_acc_tpr_max=2048",
-                         "bwd_dxb_dx=17", "bwd_groups_res=65", "fwd_ncache_wide=6",
+                         "bwd_dxb_dx=17", "bwd_groups_res=65", "fwd_ncache_wide=6", "bwd_colsweep_cols=-1",
+                         "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1",
                          /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
                          "fwd_tpr=-18446744073709551552", "fwd_tpr= 64", "fwd_tpr=+64", "fwd_wg=99999999999999999999999",
                          "fwd_tpr=64 ", "fwd_tpr=", "=64", "fwd_tpr=0x40"};
@@ -145,7 +146,8 @@ START_TEST(malformed_tune_fails_context_creation)
                           "fwd_raw16_vecs=6144,fwd_tpr_max16=1024,bwd_acc_local_res=1,bwd_dxb_res=3,fwd_fit16_deep=8,"
                           "fwd_fit16_deep_tpr=128,bwd_groups16=2,bwd_groups16_res=1,local_row_kib_avx2=48,bwd_local_row_kib_avx2=64,bwd_rpi16_avx2=2,"
                           "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024,fwd_bfly_tpr=512,bwd_bfly_tpr=1024,fwd_bfly_cols_max=32768,"
-                          "bwd_bfly_cols_max=0,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups_res=3",
+                          "bwd_bfly_cols_max=0,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups_res=3,"
+                          "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
