@@ -734,10 +734,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * unit, ms, table -> sweep: fp32 backward 20480 / 24576 / 32768 / 65536 1.061 / 1.158 / 1.237
      * / 1.458 -> 0.817 / 0.771 / 0.783 / 1.007, with the residual gradient 1.080 / 1.206 / 1.292
      * / 1.545 -> 0.970 / 0.916 / 0.935 / 1.107; bf16 32768 / 65536 0.602 / 1.016 -> 0.483 /
-     * 0.464, with the residual gradient 0.687 / 1.132 -> 0.559 / 0.546). Not below: the sweep's
-     * second pass over x and dy goes through L2 as fast as memory goes (bf16 16384: 0.315 ms
-     * either way, 5 tensors' bytes at ~4.2 TB/s; 20480 0.362 -> 0.425; fp32 16384, whose dx
-     * kernel is at 64 registers, spilled: 0.596 -> 1.000). */
+     * 0.464, with the residual gradient 0.687 / 1.132 -> 0.559 / 0.546). Not below: there the
+     * sweep's second pass over x and dy, although from L2, costs what the twice-read layout's
+     * second read does (bf16 16384: 0.315 ms against 0.316, i.e. 5 tensors' bytes at ~4.3 TB/s;
+     * 20480 0.362 -> 0.425), and fp32 16384's dx kernel, at 64 registers, spilled (0.596 ->
+     * 1.000). */
     const unsigned cs_cols = max_elem == 2 ? op->colsweep16_cols : op->colsweep_cols;
     if (backward && partials && cs_cols && cols >= cs_cols && !ctx->params->contig_rows) {
         clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem);
