@@ -746,6 +746,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
                          blocks = (rows + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
             L.groups = g < blocks ? g : blocks;
+            if (L.groups < 1) /* rows == 0 (clnorm_launch_plan): as plan_core, one group */
+                L.groups = 1;
         }
         const size_t nv = cols / L.vec, share = (nv + L.groups - 1) / L.groups, wg = (size_t)L.tpr * L.rpw;
         if (share <= wg) {

@@ -346,6 +346,16 @@ START_TEST(launch_plans)
                     if (dtypes[d] == CLNORM_F32) /* the raw cache is for 16-bit data */
                         ck_assert_uint_eq(L.raw_cache, 0);
                     ck_assert_msg(rows ? L.work_groups >= 1 : L.work_groups == 0, "rows %zu, %zu groups", rows, L.work_groups);
+                    /* the column sweep: calls with dweight/dbias only, a power of two of column
+                     * lanes within the group, no sums in registers, and (rows > 0) the groups'
+                     * shares cover the row */
+                    if (L.column_sweep) {
+                        ck_assert((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) == 1 && L.register_accumulators == 0 &&
+                                  L.rows_per_item == 1 && (L.column_sweep & (L.column_sweep - 1)) == 0 &&
+                                  L.column_sweep <= L.work_group_size);
+                        if (rows)
+                            ck_assert((size_t)L.column_sweep * L.work_groups * v >= cols);
+                    }
                 }
     clnorm_launch_info L;
     ck_assert_int_eq(clnorm_launch_plan(NULL, 0, 1, 1, CLNORM_F32, &L), CLNORM_NULL_ARGUMENT);
@@ -828,6 +838,10 @@ START_TEST(plan_colsweep_rule)
         ck_assert_uint_eq(plan_of(ctx, CLNORM_PLAN_BACKWARD_DX | (r ? RES : 0), 32768, CLNORM_F32).column_sweep, 0);
     }
     ck_assert_uint_eq(plan_of(ctx, 0, 32768, CLNORM_F32).column_sweep, 0);
+    /* rows == 0: no kernel runs, the plan still answers (one group in its arithmetic) */
+    clnorm_launch_info Z;
+    CLNORM_OK(ctx, clnorm_launch_plan(ctx, BW, 0, 32768, CLNORM_F32, &Z));
+    ck_assert_uint_eq(Z.work_groups, 0);
     clnorm_context_release(ctx);
     /* the dx-only layout's own groups (colsweep_groups 0), and one group per compute unit, whose
      * share of a 65536-column fp32 row fits a group only on devices of 16 or more units */
