@@ -151,17 +151,21 @@ typedef float8 sums_t;
 #endif
 #define CS_ROWS (WG / COLSWEEP)
 /* adds dy * x-hat and dy of column vector k over rows r, r + CS_ROWS, ... below r1, in row order
- * (four rows' loads issued before their adds; the adds keep the plain loop's order) */
+ * (CS_UNROLL rows' loads issued before their adds; the adds keep the plain loop's order, so the
+ * sums do not depend on it) */
+#ifndef CS_UNROLL
+#define CS_UNROLL 4
+#endif
 inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global STORAGE(T_X) *x, const ulong x_ld,
                           const __global STORAGE(T_DY) *dy, const ulong dy_ld, const __global float *mean,
                           const __global float *rstd, floatv *aw, floatv *ab)
 {
     floatv sw = *aw, sb = *ab;
-    for (; r + 3 * CS_ROWS < r1; r += 4 * CS_ROWS) {
-        floatv xv[4], dv[4];
-        float m[4], s[4];
+    for (; r + (CS_UNROLL - 1) * CS_ROWS < r1; r += CS_UNROLL * CS_ROWS) {
+        floatv xv[CS_UNROLL], dv[CS_UNROLL];
+        float m[CS_UNROLL], s[CS_UNROLL];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < CS_UNROLL; ++i) {
             const ulong q = r + (ulong)i * CS_ROWS;
             xv[i] = LDV(T_X, x + q * x_ld, k * VEC);
             dv[i] = LDV(T_DY, dy + q * dy_ld, k * VEC);
@@ -169,7 +173,7 @@ inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global 
             s[i] = rstd[q];
         }
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < CS_UNROLL; ++i) {
             const floatv xhat = (xv[i] - m[i]) * s[i];
             sw += dv[i] * xhat;
             sb += dv[i];
