@@ -134,8 +134,9 @@ typedef float8 sums_t;
  * every row itself: after each round of the block loop (G blocks, one per group: a "wave") it reads
  * its columns of that wave's rows, which the other groups have just read for their dx, so these
  * reads find L2 rather than memory; the waves its loop did not run it sweeps after the loop. Rows
- * too long for the sums to stay in registers beside the cached row (the H200 at cols 16384) so
- * read x and dy from memory once instead of twice. COLSWEEP column lanes (vectors) x CS_ROWS row
+ * too long for the sums to stay in registers beside the row (on the H200 from 20480 columns, where
+ * the sums made the row be read twice or streamed) so read x and dy from memory once. COLSWEEP
+ * column lanes (vectors) x CS_ROWS row
  * lanes; each item adds its lane's rows in row order, then the row lanes are added in a fixed tree
  * order: no atomics, no exchange between groups, bitwise repeatable. The one partial row goes to
  * part (dweight) and part + cols (dbias); reduce.cl converts it. */
@@ -150,6 +151,9 @@ typedef float8 sums_t;
 #error "COLSWEEP must divide the work-group"
 #endif
 #define CS_ROWS (WG / COLSWEEP)
+#if (CS_ROWS & (CS_ROWS - 1)) != 0
+#error "the row lanes' tree needs a power-of-two count (WG / COLSWEEP)"
+#endif
 /* adds dy * x-hat and dy of column vector k over rows r, r + CS_ROWS, ... below r1, in row order
  * (CS_UNROLL rows' loads issued before their adds; the adds keep the plain loop's order, so the
  * sums do not depend on it) */

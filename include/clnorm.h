@@ -520,13 +520,17 @@ typedef struct clnorm_launch_info {
                                          second read's batch); 0 where the row is cached or streams
                                          (0.9 appended this field) */
     unsigned column_sweep;          /**< backward with dweight/dbias summed by columns: each
-                                         work-group runs the dx-only layout (the fields above
-                                         describe it) and sums dweight/dbias over every row for
-                                         its share of the columns, reading them as the other
-                                         groups read the same rows for dx; this many column lanes
-                                         (vectors) per group, work_group_size / column_sweep row
-                                         lanes. 0: per-group partial sums, reduced in a second
-                                         kernel (0.10 appended this field) */
+                                         work-group runs the layout of the same call without
+                                         dweight/dbias (the fields above describe it, work_groups
+                                         the table's `bwd_colsweep_groups` where set) and sums
+                                         dweight/dbias over every row for its share of the
+                                         columns, reading them as the other groups read the same
+                                         rows for dx; this many column lanes (vectors) per group,
+                                         work_group_size / column_sweep row lanes; the second
+                                         kernel then converts one row of sums. 0: not this way
+                                         (the backward with dweight/dbias then writes one partial
+                                         row per work-group; the forward and the backward without
+                                         them have no such sums) (0.10 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

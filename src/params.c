@@ -750,7 +750,10 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 L.groups = 1;
         }
         const size_t nv = cols / L.vec, share = (nv + L.groups - 1) / L.groups, wg = (size_t)L.tpr * L.rpw;
-        if (share <= wg) {
+        /* local memory: the row sums' scratch (RED_SIZE float2) and the row lanes' tree (WG / 2
+         * vectors) */
+        const size_t lbytes = (wg + (wg + 31) / 32) * 2 * sizeof(float) + (wg > 1 ? wg / 2 : 1) * L.vec * sizeof(float);
+        if (share <= wg && (!ctx->info.local_mem || lbytes <= ctx->info.local_mem)) {
             L.colsweep = (unsigned)next_pow2(share);
             return L;
         }
