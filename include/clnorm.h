@@ -151,7 +151,8 @@
  *     many cols on: dx in the layout of the call without dweight/dbias, and each work-group sums
  *     dweight and dbias for its share of the columns over every row, reading them from the
  *     device's cache as the other groups read the same rows (see `column_sweep` in
- *     #clnorm_launch_info), where that share fits the group's items; 0 = never) and
+ *     #clnorm_launch_info), where that share fits the group's items and the sweep's local memory
+ *     the device's; 0 = never) and
  *     `bwd_colsweep_groups` (those calls' persistent groups per compute unit; 0 = the layout's
  *     own, else up to 64). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
