@@ -147,6 +147,12 @@ typedef struct clnorm_op_params {
     unsigned colsweep16_cols; /* ... the same for all-16-bit calls (0: never) */
     unsigned colsweep_groups; /* ... in this many persistent groups per compute unit (0: the
                                  dx-only layout's) */
+    unsigned balance;       /* persistent grids with more row blocks than groups, running at most
+                               balance_rounds rounds of their block loop (0: any): up to this many
+                               percent fewer groups where that evens out the groups' block counts
+                               (the last round otherwise runs on a few groups while the rest of the
+                               device idles; 0: off) */
+    unsigned balance_rounds;
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

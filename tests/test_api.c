@@ -863,6 +863,84 @@ START_TEST(plan_colsweep_rule)
 }
 END_TEST
 
+/* The balanced grid (bwd_balance / bwd_balance_rounds): a persistent backward grid of G groups over
+ * B row blocks takes, where it runs at most balance_rounds rounds, the count within balance percent
+ * below G whose rounds are fullest (ties: the larger); never more groups, and the forward untouched */
+static clnorm_launch_info plan_rows(clnorm_context *ctx, int op, size_t rows, size_t cols)
+{
+    clnorm_launch_info L;
+    memset(&L, 0xA5, sizeof L);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, op, rows, cols, CLNORM_F32, &L), CLNORM_SUCCESS);
+    return L;
+}
+
+static double fill_of(size_t blocks, size_t g)
+{
+    return (double)blocks / (double)(g * ((blocks + g - 1) / g));
+}
+
+START_TEST(plan_balance_rule)
+{
+    if (!groups_of_at_least(256, "plan_balance_rule"))
+        return;
+    /* 64 groups per compute unit of one 256-item row each (cols 2048, 2 vectors per item): at least
+     * 64 groups, so 5 % of them is at least 3 */
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_tpr_max=256,bwd_wg=256,bwd_groups=64,bwd_ncache=2";
+    clnorm_context *off = gpu_context_with_tune2(base, "bwd_balance=0"),
+                   *on = gpu_context_with_tune2(base, "bwd_balance=5,bwd_balance_rounds=32"),
+                   *any = gpu_context_with_tune2(base, "bwd_balance=5,bwd_balance_rounds=0"),
+                   *fwd = gpu_context_with_tune2(base, "fwd_groups=64,fwd_balance=0"),
+                   *fwd_on = gpu_context_with_tune2(base, "fwd_groups=64,fwd_balance=5");
+    const int ops[] = {1, 1 | CLNORM_PLAN_BACKWARD_RES, CLNORM_PLAN_BACKWARD_DX};
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; ++o) {
+        const clnorm_launch_info big = plan_rows(off, ops[o], 1 << 22, 2048);
+        const size_t G = big.work_groups, per = (size_t)big.rows_per_group * big.rows_per_item;
+        ck_assert_uint_ge(G, 64);
+        ck_assert_uint_eq(big.items_per_row, 256);
+        /* 32 rounds of G - 1 groups: G - 1 (G groups would run 31 full rounds and one of G - 32) */
+        size_t blocks = 32 * (G - 1);
+        clnorm_launch_info L = plan_rows(on, ops[o], blocks * per, 2048);
+        ck_assert_uint_eq(L.work_groups, G - 1);
+        ck_assert_uint_eq(plan_rows(off, ops[o], blocks * per, 2048).work_groups, G);
+        /* 33 rounds: over balance_rounds, unchanged; with no bound on rounds, balanced */
+        blocks = 33 * (G - 1);
+        ck_assert_uint_eq(plan_rows(on, ops[o], blocks * per, 2048).work_groups, G);
+        ck_assert_uint_eq(plan_rows(any, ops[o], blocks * per, 2048).work_groups, G - 1);
+        /* a multiple of G: already full, unchanged; no more blocks than groups: one each */
+        ck_assert_uint_eq(plan_rows(on, ops[o], 7 * G * per, 2048).work_groups, G);
+        ck_assert_uint_eq(plan_rows(on, ops[o], (G - 3) * per, 2048).work_groups, G - 3);
+        /* every block count from G + 1 to 40G (no bound on rounds): the fullest count within 5 %
+         * below G, the larger on ties (every larger count strictly less full; G = 128 ties with
+         * 124 at 3968 blocks, both full) */
+        const size_t lo = G - G * 5 / 100;
+        for (blocks = G + 1; blocks <= 40 * G; ++blocks) {
+            const size_t g = plan_rows(any, ops[o], blocks * per, 2048).work_groups;
+            ck_assert(g >= lo && g <= G);
+            for (size_t h = lo; h <= G; ++h) {
+                ck_assert(fill_of(blocks, h) <= fill_of(blocks, g) + 1e-9);
+                if (h > g)
+                    ck_assert(fill_of(blocks, h) < fill_of(blocks, g) - 1e-9);
+            }
+        }
+    }
+    /* the forward's persistent grid (fwd_groups) takes fwd_balance, not bwd_balance */
+    const clnorm_launch_info F = plan_rows(fwd, 0, 1 << 22, 2048);
+    if (F.work_groups < ((size_t)1 << 22) / ((size_t)F.rows_per_group * F.rows_per_item)) { /* persistent */
+        const size_t G = F.work_groups, per = (size_t)F.rows_per_group * F.rows_per_item;
+        ck_assert_uint_eq(plan_rows(fwd, 0, 32 * (G - 1) * per, 2048).work_groups, G);
+        ck_assert_uint_eq(plan_rows(fwd_on, 0, 32 * (G - 1) * per, 2048).work_groups, G - 1);
+        clnorm_context *bwd_only = gpu_context_with_tune2(base, "fwd_groups=64,bwd_balance=5,bwd_balance_rounds=32");
+        ck_assert_uint_eq(plan_rows(bwd_only, 0, 32 * (G - 1) * per, 2048).work_groups, G);
+        clnorm_context_release(bwd_only);
+    }
+    clnorm_context_release(off);
+    clnorm_context_release(on);
+    clnorm_context_release(any);
+    clnorm_context_release(fwd);
+    clnorm_context_release(fwd_on);
+}
+END_TEST
+
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
@@ -1166,6 +1244,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
+    tcase_add_test(tc, plan_balance_rule);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
