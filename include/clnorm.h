@@ -154,7 +154,11 @@
  *     #clnorm_launch_info), where that share fits the group's items and the sweep's local memory
  *     the device's; 0 = never) and
  *     `bwd_colsweep_groups` (those calls' persistent groups per compute unit; 0 = the layout's
- *     own, else up to 64). `clnorm-bench --tune` times a built-in grid of them
+ *     own, else up to 64); for both, `_balance` (persistent grids with more row blocks than
+ *     groups: up to this many percent fewer groups where that evens out the groups' numbers of
+ *     row blocks, so that the last round of the block loop does not run on a few groups while the
+ *     rest of the device idles; 0 = off, else up to 50) and `_balance_rounds` (only grids that
+ *     run at most this many rounds; 0 = any). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.

@@ -23,7 +23,7 @@ from ._core import (
     select_device,
 )
 
-__version__ = "0.10.0"
+__version__ = "0.10.1"
 
 __all__ = [
     "BackwardResult",
