@@ -158,7 +158,11 @@
  *     groups: up to this many percent fewer groups where that evens out the groups' numbers of
  *     row blocks, so that the last round of the block loop does not run on a few groups while the
  *     rest of the device idles; 0 = off, else up to 50) and `_balance_rounds` (only grids that
- *     run at most this many rounds; 0 = any). `clnorm-bench --tune` times a built-in grid of them
+ *     run at most this many rounds; 0 = any), and `bwd_stream_tpr` (calls without dweight/dbias,
+ *     and the column sweep's dx layout, whose row would stream at the derived items per row,
+ *     neither `bwd_ncache_dx` nor `bwd_nacc` vectors per item holding it: this many items per row
+ *     instead, at most the device's limit; 0 = the derived count, else a power of two up to
+ *     1024). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.

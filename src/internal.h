@@ -153,6 +153,11 @@ typedef struct clnorm_op_params {
                                (the last round otherwise runs on a few groups while the rest of the
                                device idles; 0: off) */
     unsigned balance_rounds;
+    unsigned stream_tpr;    /* backward without dweight/dbias (and the column sweep's dx layout):
+                               rows that would stream at the derived items per row (neither the
+                               register cache nor nacc vectors per item take them) take this many
+                               items per row instead (at most the device's work-group limit; 0:
+                               the derived count) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -63,7 +63,7 @@ static const clnorm_device_params table[] = {
              .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
-             .balance_rounds = 32},
+             .balance_rounds = 32, .stream_tpr = 1024},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -215,6 +215,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_colsweep_groups", &p->bwd.colsweep_groups, 0, 64, false},
         {"fwd_balance", &p->fwd.balance, 0, 50, false}, {"bwd_balance", &p->bwd.balance, 0, 50, false},
         {"fwd_balance_rounds", &p->fwd.balance_rounds, 0, 1u << 30, false},
+        {"bwd_stream_tpr", &p->bwd.stream_tpr, 0, 1024, true},
         {"bwd_balance_rounds", &p->bwd.balance_rounds, 0, 1u << 30, false},
     };
     const char *s = spec;
@@ -563,6 +564,20 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
             const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
             if ((nv + t - 1) / t <= op->nacc && (nv + t - 1) / t > nc_max)
                 tpr = t;
+        }
+        /* ... and a dx-only row that would still stream (the column sweep's too): stream_tpr items,
+         * where nacc vectors may then take it, read twice (the H200, 512 -> 1024 items, ms, in the
+         * bench, two alternations: fp32 dx at 65536 0.826 -> 0.686 (still streamed), dx_res 0.910
+         * -> 0.777, the swept backward 1.017 -> 0.908, with the residual gradient 1.104 -> 1.008;
+         * bf16 dx 0.399 -> 0.297 (1024 x 8 read twice), dx_res 0.534 -> 0.386, swept 0.459 ->
+         * 0.426 / 0.541 -> 0.473; at 131072 fp32 dx 1.279 -> 0.850, bf16 0.663 -> 0.438. Session
+         * 14 had measured bf16 dx at 65536 as 1024 x 8 the other way round, 0.393 -> 0.605, through
+         * acc_tpr_max; the same layout now, alongside the balanced grid, wins) */
+        if (backward && !partials && op->stream_tpr && tpr < op->stream_tpr) {
+            const size_t n = (nv + tpr - 1) / tpr;
+            const unsigned nc_max = op->ncache_dx ? op->ncache_dx : op->ncache;
+            if (n > nc_max && n > op->nacc)
+                tpr = op->stream_tpr < max_wg ? op->stream_tpr : max_wg;
         }
     }
     if (tpr > max_wg)

@@ -946,6 +946,47 @@ START_TEST(plan_balance_rule)
 }
 END_TEST
 
+/* stream_tpr: dx-only rows that would stream at the derived items per row take that many items
+ * (read twice where nacc vectors then hold them); rows that do not stream, and calls with
+ * dweight/dbias, keep their plans */
+START_TEST(plan_stream_tpr_rule)
+{
+    if (!groups_of_at_least(256, "plan_stream_tpr_rule"))
+        return;
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_tpr_max=32,bwd_tpr_max_cached=0,bwd_ncache=1,bwd_ncache_dx=1,"
+                       "bwd_nacc=2,bwd_acc_tpr_max=0";
+    clnorm_context *off = gpu_context_with_tune2(base, "bwd_stream_tpr=0"),
+                   *on = gpu_context_with_tune2(base, "bwd_stream_tpr=256");
+    const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+    for (int r = 0; r < 2; ++r) {
+        const int op = DX | (r ? RES : 0);
+        /* 1024 vectors: streamed at 32 items, and still at 256 (4 vectors > nacc) */
+        clnorm_launch_info L = plan_of(off, op, 4096, CLNORM_F32);
+        ck_assert(L.items_per_row == 32 && L.register_cache == 0 && L.reread_vectors == 0);
+        L = plan_of(on, op, 4096, CLNORM_F32);
+        ck_assert(L.items_per_row == 256 && L.register_cache == 0 && L.reread_vectors == 0);
+        /* 512 vectors: 256 items x 2, read twice */
+        L = plan_of(on, op, 2048, CLNORM_F32);
+        ck_assert(L.items_per_row == 256 && L.register_cache == 0 && L.reread_vectors == 2);
+        /* 64 vectors: 32 items x 2 read twice already (not streamed); 32 vectors: 16 items x 2
+         * likewise: unchanged */
+        const size_t kept[] = {256, 128};
+        for (size_t i = 0; i < 2; ++i) {
+            const clnorm_launch_info A = plan_of(on, op, kept[i], CLNORM_F32), B = plan_of(off, op, kept[i], CLNORM_F32);
+            ck_assert(A.items_per_row <= 32 && A.reread_vectors == 2 && memcmp(&A, &B, sizeof A) == 0);
+        }
+    }
+    /* calls with dweight/dbias and the forward: the plan without the rule */
+    const int others[] = {1, 1 | RES, 0};
+    for (size_t i = 0; i < 3; ++i) {
+        const clnorm_launch_info A = plan_of(on, others[i], 4096, CLNORM_F32), B = plan_of(off, others[i], 4096, CLNORM_F32);
+        ck_assert(memcmp(&A, &B, sizeof A) == 0);
+    }
+    clnorm_context_release(off);
+    clnorm_context_release(on);
+}
+END_TEST
+
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
@@ -1250,6 +1291,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
     tcase_add_test(tc, plan_balance_rule);
+    tcase_add_test(tc, plan_stream_tpr_rule);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
