@@ -154,14 +154,16 @@
  *     #clnorm_launch_info), where that share fits the group's items and the sweep's local memory
  *     the device's; 0 = never) and
  *     `bwd_colsweep_groups` (those calls' persistent groups per compute unit; 0 = the layout's
- *     own, else up to 64); for both, `_balance` (persistent grids with more row blocks than
- *     groups: up to this many percent fewer groups where that evens out the groups' numbers of
- *     row blocks, so that the last round of the block loop does not run on a few groups while the
- *     rest of the device idles; 0 = off, else up to 50) and `_balance_rounds` (only grids that
- *     run at most this many rounds; 0 = any), and `bwd_stream_tpr` (calls without dweight/dbias,
- *     and the column sweep's dx layout, whose row would stream at the derived items per row,
- *     neither `bwd_ncache_dx` nor `bwd_nacc` vectors per item holding it: this many items per row
- *     instead, at most the device's limit; 0 = the derived count, else a power of two up to
+ *     own, else up to 64); `fwd_balance` / `bwd_balance` (the forward's / the backward's
+ *     persistent grids with more row blocks than groups: the fewest groups that run as many
+ *     rounds of the block loop, at most this many percent fewer, so that the last round is as
+ *     full as it can be and does not run on a few groups while the rest of the device idles; 0 =
+ *     off, else up to 50) and `fwd_balance_rounds` / `bwd_balance_rounds` (only grids that run at
+ *     most this many rounds; 0 = any); and `bwd_stream_tpr` (calls without dweight/dbias, and the
+ *     column sweep's dx layout, whose row would stream at the derived items per row, neither
+ *     `bwd_ncache_dx` nor `bwd_nacc` vectors per item holding it: this many items per row
+ *     instead, at most the device's limit and the row's vectors rounded up to a power of two,
+ *     in whichever regime then holds the row; 0 = the derived count, else a power of two up to
  *     1024). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with

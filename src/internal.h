@@ -148,10 +148,10 @@ typedef struct clnorm_op_params {
     unsigned colsweep_groups; /* ... in this many persistent groups per compute unit (0: the
                                  dx-only layout's) */
     unsigned balance;       /* persistent grids with more row blocks than groups, running at most
-                               balance_rounds rounds of their block loop (0: any): up to this many
-                               percent fewer groups where that evens out the groups' block counts
-                               (the last round otherwise runs on a few groups while the rest of the
-                               device idles; 0: off) */
+                               balance_rounds rounds of their block loop (0: any): the fewest
+                               groups that run as many rounds, at most this many percent fewer, so
+                               that the last round is as full as it can be (it otherwise may run on
+                               a few groups while the rest of the device idles; 0: off) */
     unsigned balance_rounds;
     unsigned stream_tpr;    /* backward without dweight/dbias (and the column sweep's dx layout):
                                rows that would stream at the derived items per row (neither the

@@ -362,38 +362,32 @@ static size_t prev_pow2(size_t v)
     return p;
 }
 
-/* A persistent grid of `groups` over `blocks` row blocks (blocks > groups) runs ceil(blocks /
+/* A persistent grid of `groups` over `blocks` row blocks (blocks > groups) runs R = ceil(blocks /
  * groups) rounds of its block loop; where blocks is not a multiple of groups, the last round runs
  * on the remainder's groups while the rest of the device idles (the H200 with one group per
- * compute unit: 4096 blocks on 132 groups, 31 full rounds and one of 4 groups). op->balance: up
- * to that many percent fewer groups, the count whose rounds are fullest (blocks / (g * rounds));
- * ties keep the larger grid; only where the grid runs at most op->balance_rounds rounds, where
- * one round is a sizeable share of the call. The H200, 5 %, A/B twice in one run (ms): the
- * backward at cols 32768 (132 -> 128 groups, 31.03 -> 32 rounds) fp32 0.780 -> 0.730, with the
- * residual gradient 0.934 -> 0.893, dx only 0.582 -> 0.569; bf16 0.479 -> 0.454, 0.556 -> 0.526,
- * 0.202 -> 0.199; at 65536 (15.5 -> 16 rounds) fp32 1.019 -> 1.009, 1.114 -> 1.098, bf16 0.462
- * -> 0.447, 0.543 -> 0.532. With more rounds the tail is a smaller share and the groups given up
- * cost more than it: 62 rounds (cols 16384, 132 -> 128 groups) fp32 backward 0.595 -> 0.600,
- * with the residual gradient 0.715 -> 0.726, bf16 forward 0.144 -> 0.146; 124 rounds (short
- * rows, 528 -> 512 groups) 0.5-1.2 % slower. So the NVIDIA row balances backward grids of up to
- * 32 rounds, and no forward grid (bf16 at 32768, 31 rounds: 0.1519 -> 0.1529). */
+ * compute unit: 4096 blocks on 132 groups, 31 full rounds and one of 4 groups). op->balance: the
+ * fewest groups that still run R rounds, ceil(blocks / R), if that is at most that many percent
+ * fewer (else that bound): the same number of rounds, fuller; only where R is at most
+ * op->balance_rounds, where one round is a sizeable share of the call. The H200, 5 %, A/B twice
+ * in one run (ms): the backward at cols 32768 (132 -> 128 groups, 32 rounds either way) fp32
+ * 0.780 -> 0.730, with the residual gradient 0.934 -> 0.893, dx only 0.582 -> 0.569; bf16 0.479
+ * -> 0.454, 0.556 -> 0.526, 0.202 -> 0.199; at 65536 (16 rounds) fp32 1.019 -> 1.009, 1.114 ->
+ * 1.098, bf16 0.462 -> 0.447, 0.543 -> 0.532. With more rounds the tail is a smaller share and
+ * the groups given up cost more than it: cols 16384 (132 -> 128 groups, 63 -> 64 rounds) fp32
+ * backward 0.595 -> 0.600, with the residual gradient 0.715 -> 0.726, bf16 forward 0.144 ->
+ * 0.146; short rows (528 -> 512 groups, ~125 -> 128 rounds) 0.5-1.2 % slower. So the NVIDIA row
+ * balances backward grids of up to 32 rounds, and no forward grid (bf16 at 32768: 0.1519 ->
+ * 0.1529). (That run took the fullest count in range, which may add a round, as at 16384 and
+ * for the short rows; within 32 rounds it chose what this rule chooses at the table's shapes.) */
 static size_t balance_groups(size_t groups, size_t blocks, const clnorm_op_params *op)
 {
-    const unsigned balance = op->balance;
-    if (!balance || groups < 2 || blocks <= groups ||
-        (op->balance_rounds && (blocks + groups - 1) / groups > op->balance_rounds))
+    if (!op->balance || groups < 2 || blocks <= groups)
         return groups;
-    const size_t lo = groups - groups * balance / 100;
-    size_t best = groups;
-    double best_fill = (double)blocks / (double)(groups * ((blocks + groups - 1) / groups));
-    for (size_t g = groups - 1; g >= lo && g >= 1; --g) {
-        const double fill = (double)blocks / (double)(g * ((blocks + g - 1) / g));
-        if (fill > best_fill + 1e-9) {
-            best = g;
-            best_fill = fill;
-        }
-    }
-    return best;
+    const size_t rounds = (blocks + groups - 1) / groups;
+    if (op->balance_rounds && rounds > op->balance_rounds)
+        return groups;
+    const size_t lo = groups - groups * op->balance / 100, fewest = (blocks + rounds - 1) / rounds;
+    return fewest > lo ? fewest : lo;
 }
 
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
@@ -574,10 +568,13 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * 14 had measured bf16 dx at 65536 as 1024 x 8 the other way round, 0.393 -> 0.605, through
          * acc_tpr_max; the same layout now, alongside the balanced grid, wins) */
         if (backward && !partials && op->stream_tpr && tpr < op->stream_tpr) {
-            const size_t n = (nv + tpr - 1) / tpr;
+            const size_t n = (nv + tpr - 1) / tpr, row = next_pow2(nv);
             const unsigned nc_max = op->ncache_dx ? op->ncache_dx : op->ncache;
-            if (n > nc_max && n > op->nacc)
-                tpr = op->stream_tpr < max_wg ? op->stream_tpr : max_wg;
+            size_t t = op->stream_tpr < max_wg ? op->stream_tpr : max_wg;
+            if (t > row) /* (no more items than the row's vectors, in a power of two) */
+                t = row;
+            if (n > nc_max && n > op->nacc && t > tpr)
+                tpr = t;
         }
     }
     if (tpr > max_wg)
@@ -795,14 +792,19 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     const unsigned cs_cols = max_elem == 2 ? op->colsweep16_cols : op->colsweep_cols;
     if (backward && partials && cs_cols && cols >= cs_cols && !ctx->params->contig_rows) {
         clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem);
+        const size_t nv = cols / L.vec, wg = (size_t)L.tpr * L.rpw;
         if (op->colsweep_groups) {
             const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
                          blocks = (rows + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
-            L.groups = g < blocks ? balance_groups(g, blocks, op) : blocks;
+            L.groups = g < blocks ? g : blocks;
             if (L.groups < 1) /* rows == 0 (clnorm_launch_plan): as plan_core, one group */
                 L.groups = 1;
+            /* balanced (bwd_balance) where the fewer groups' shares of the columns still fit one */
+            const size_t b = balance_groups(L.groups, blocks, op);
+            if ((nv + b - 1) / b <= wg)
+                L.groups = b;
         }
-        const size_t nv = cols / L.vec, share = (nv + L.groups - 1) / L.groups, wg = (size_t)L.tpr * L.rpw;
+        const size_t share = (nv + L.groups - 1) / L.groups;
         /* local memory: the row sums' scratch (RED_SIZE float2) and the row lanes' tree (WG / 2
          * vectors) */
         const size_t lbytes = (wg + (wg + 31) / 32) * 2 * sizeof(float) + (wg > 1 ? wg / 2 : 1) * L.vec * sizeof(float);

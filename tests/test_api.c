@@ -914,18 +914,18 @@ START_TEST(plan_balance_rule)
         /* a multiple of G: already full, unchanged; no more blocks than groups: one each */
         ck_assert_uint_eq(plan_rows(on, ops[o], 7 * G * per, 2048).work_groups, G);
         ck_assert_uint_eq(plan_rows(on, ops[o], (G - 3) * per, 2048).work_groups, G - 3);
-        /* every block count from G + 1 to 40G (no bound on rounds): the fullest count within 5 %
-         * below G, the larger on ties (every larger count strictly less full; G = 128 ties with
-         * 124 at 3968 blocks, both full) */
+        /* every block count from G + 1 to 40G (no bound on rounds): as many rounds as G groups
+         * run, in the fewest groups that do, but at most 5 % fewer; and no count in that range
+         * with as many rounds is fuller */
         const size_t lo = G - G * 5 / 100;
         for (blocks = G + 1; blocks <= 40 * G; ++blocks) {
             const size_t g = plan_rows(any, ops[o], blocks * per, 2048).work_groups;
-            ck_assert(g >= lo && g <= G);
-            for (size_t h = lo; h <= G; ++h) {
-                ck_assert(fill_of(blocks, h) <= fill_of(blocks, g) + 1e-9);
-                if (h > g)
-                    ck_assert(fill_of(blocks, h) < fill_of(blocks, g) - 1e-9);
-            }
+            const size_t R = (blocks + G - 1) / G, fewest = (blocks + R - 1) / R;
+            ck_assert_uint_eq(g, fewest > lo ? fewest : lo);
+            ck_assert_uint_eq((blocks + g - 1) / g, R);
+            for (size_t h = lo; h <= G; ++h)
+                if ((blocks + h - 1) / h == R)
+                    ck_assert(fill_of(blocks, h) <= fill_of(blocks, g) + 1e-9);
         }
     }
     /* the forward's persistent grid (fwd_groups) takes fwd_balance, not bwd_balance */
@@ -976,6 +976,12 @@ START_TEST(plan_stream_tpr_rule)
             ck_assert(A.items_per_row <= 32 && A.reread_vectors == 2 && memcmp(&A, &B, sizeof A) == 0);
         }
     }
+    /* no more items than the row's vectors, in a power of two: 250 vectors (cols 1000) at
+     * stream_tpr 1024 take 256 */
+    clnorm_context *wide = gpu_context_with_tune2(base, "bwd_stream_tpr=1024");
+    ck_assert_uint_eq(plan_of(wide, DX, 1000, CLNORM_F32).items_per_row, 256);
+    ck_assert_uint_eq(plan_of(wide, DX, 4096, CLNORM_F32).items_per_row, 1024);
+    clnorm_context_release(wide);
     /* calls with dweight/dbias and the forward: the plan without the rule */
     const int others[] = {1, 1 | RES, 0};
     for (size_t i = 0; i < 3; ++i) {

@@ -123,6 +123,8 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_cached_nc=17", "bwd_ncache_wide=-1", "bwd_acc_tpr_max=768", "bwd_acc_tpr_max=2048",
                          "bwd_dxb_dx=17", "bwd_groups_res=65", "fwd_ncache_wide=6", "bwd_colsweep_cols=-1",
                          "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1",
+                         "bwd_balance=51", "fwd_balance=51", "bwd_balance_rounds=-1", "fwd_balance_rounds=x",
+                         "bwd_stream_tpr=768", "bwd_stream_tpr=2048", "fwd_stream_tpr=1024",
                          /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
                          "fwd_tpr=-18446744073709551552", "fwd_tpr= 64", "fwd_tpr=+64", "fwd_wg=99999999999999999999999",
                          "fwd_tpr=64 ", "fwd_tpr=", "=64", "fwd_tpr=0x40"};
@@ -147,7 +149,8 @@ START_TEST(malformed_tune_fails_context_creation)
                           "fwd_fit16_deep_tpr=128,bwd_groups16=2,bwd_groups16_res=1,local_row_kib_avx2=48,bwd_local_row_kib_avx2=64,bwd_rpi16_avx2=2,"
                           "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024,fwd_bfly_tpr=512,bwd_bfly_tpr=1024,fwd_bfly_cols_max=32768,"
                           "bwd_bfly_cols_max=0,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups_res=3,"
-                          "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1",
+                          "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1,fwd_balance=0,"
+                          "bwd_balance=5,fwd_balance_rounds=0,bwd_balance_rounds=32,bwd_stream_tpr=1024",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
