@@ -156,8 +156,9 @@ typedef struct clnorm_op_params {
     unsigned stream_tpr;    /* backward without dweight/dbias (and the column sweep's dx layout):
                                rows that would stream at the derived items per row (neither the
                                register cache nor nacc vectors per item take them) take this many
-                               items per row instead (at most the device's work-group limit; 0:
-                               the derived count) */
+                               items per row instead (at most the device's work-group limit and
+                               the row's vectors rounded up to a power of two; 0: the derived
+                               count) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -215,8 +215,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_colsweep_groups", &p->bwd.colsweep_groups, 0, 64, false},
         {"fwd_balance", &p->fwd.balance, 0, 50, false}, {"bwd_balance", &p->bwd.balance, 0, 50, false},
         {"fwd_balance_rounds", &p->fwd.balance_rounds, 0, 1u << 30, false},
-        {"bwd_stream_tpr", &p->bwd.stream_tpr, 0, 1024, true},
         {"bwd_balance_rounds", &p->bwd.balance_rounds, 0, 1u << 30, false},
+        {"bwd_stream_tpr", &p->bwd.stream_tpr, 0, 1024, true},
     };
     const char *s = spec;
     while (*s) {

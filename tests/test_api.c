@@ -371,12 +371,17 @@ END_TEST
  * row with that row's values given through CLNORM_TUNE, so that they hold on any device with
  * 1024-item work-groups: which calls get 1024 items per row, the pipeline, 2 rows per item and the
  * early residual gradient (within 32 KiB per work-group). */
-static clnorm_launch_info plan_of(clnorm_context *ctx, int op, size_t cols, clnorm_dtype dt)
+static clnorm_launch_info plan_at(clnorm_context *ctx, int op, size_t rows, size_t cols, clnorm_dtype dt)
 {
     clnorm_launch_info L;
     memset(&L, 0xA5, sizeof L);
-    ck_assert_int_eq(clnorm_launch_plan(ctx, op, 4096, cols, dt, &L), CLNORM_SUCCESS);
+    ck_assert_int_eq(clnorm_launch_plan(ctx, op, rows, cols, dt, &L), CLNORM_SUCCESS);
     return L;
+}
+
+static clnorm_launch_info plan_of(clnorm_context *ctx, int op, size_t cols, clnorm_dtype dt)
+{
+    return plan_at(ctx, op, 4096, cols, dt);
 }
 
 /* Whether the test device takes work-groups of n items: the plan rules below assume it (CI's PoCL:
@@ -864,14 +869,12 @@ START_TEST(plan_colsweep_rule)
 END_TEST
 
 /* The balanced grid (bwd_balance / bwd_balance_rounds): a persistent backward grid of G groups over
- * B row blocks takes, where it runs at most balance_rounds rounds, the count within balance percent
- * below G whose rounds are fullest (ties: the larger); never more groups, and the forward untouched */
-static clnorm_launch_info plan_rows(clnorm_context *ctx, int op, size_t rows, size_t cols)
+ * B row blocks running R rounds takes, where R is at most balance_rounds, the fewest groups that
+ * still run R rounds, at most balance percent fewer; never more groups, and the forward untouched
+ * (fp32 plans at cols 2048) */
+static clnorm_launch_info plan_rows(clnorm_context *ctx, int op, size_t rows)
 {
-    clnorm_launch_info L;
-    memset(&L, 0xA5, sizeof L);
-    ck_assert_int_eq(clnorm_launch_plan(ctx, op, rows, cols, CLNORM_F32, &L), CLNORM_SUCCESS);
-    return L;
+    return plan_at(ctx, op, rows, 2048, CLNORM_F32);
 }
 
 static double fill_of(size_t blocks, size_t g)
@@ -898,28 +901,28 @@ START_TEST(plan_balance_rule)
                    *fwd_on = gpu_context_with_tune2(base, "fwd_balance=5");
     const int ops[] = {1, 1 | CLNORM_PLAN_BACKWARD_RES, CLNORM_PLAN_BACKWARD_DX};
     for (size_t o = 0; o < sizeof ops / sizeof *ops; ++o) {
-        const clnorm_launch_info big = plan_rows(off, ops[o], 1 << 22, 2048);
+        const clnorm_launch_info big = plan_rows(off, ops[o], 1 << 22);
         const size_t G = big.work_groups, per = (size_t)big.rows_per_group * big.rows_per_item;
         ck_assert(G >= 64 && G < 64 + compute_units(probe));
         ck_assert_uint_eq(big.items_per_row, 256);
         /* 32 rounds of G - 1 groups: G - 1 (G groups would run 31 full rounds and one of G - 32) */
         size_t blocks = 32 * (G - 1);
-        clnorm_launch_info L = plan_rows(on, ops[o], blocks * per, 2048);
+        clnorm_launch_info L = plan_rows(on, ops[o], blocks * per);
         ck_assert_uint_eq(L.work_groups, G - 1);
-        ck_assert_uint_eq(plan_rows(off, ops[o], blocks * per, 2048).work_groups, G);
+        ck_assert_uint_eq(plan_rows(off, ops[o], blocks * per).work_groups, G);
         /* 33 rounds: over balance_rounds, unchanged; with no bound on rounds, balanced */
         blocks = 33 * (G - 1);
-        ck_assert_uint_eq(plan_rows(on, ops[o], blocks * per, 2048).work_groups, G);
-        ck_assert_uint_eq(plan_rows(any, ops[o], blocks * per, 2048).work_groups, G - 1);
+        ck_assert_uint_eq(plan_rows(on, ops[o], blocks * per).work_groups, G);
+        ck_assert_uint_eq(plan_rows(any, ops[o], blocks * per).work_groups, G - 1);
         /* a multiple of G: already full, unchanged; no more blocks than groups: one each */
-        ck_assert_uint_eq(plan_rows(on, ops[o], 7 * G * per, 2048).work_groups, G);
-        ck_assert_uint_eq(plan_rows(on, ops[o], (G - 3) * per, 2048).work_groups, G - 3);
+        ck_assert_uint_eq(plan_rows(on, ops[o], 7 * G * per).work_groups, G);
+        ck_assert_uint_eq(plan_rows(on, ops[o], (G - 3) * per).work_groups, G - 3);
         /* every block count from G + 1 to 40G (no bound on rounds): as many rounds as G groups
          * run, in the fewest groups that do, but at most 5 % fewer; and no count in that range
          * with as many rounds is fuller */
         const size_t lo = G - G * 5 / 100;
         for (blocks = G + 1; blocks <= 40 * G; ++blocks) {
-            const size_t g = plan_rows(any, ops[o], blocks * per, 2048).work_groups;
+            const size_t g = plan_rows(any, ops[o], blocks * per).work_groups;
             const size_t R = (blocks + G - 1) / G, fewest = (blocks + R - 1) / R;
             ck_assert_uint_eq(g, fewest > lo ? fewest : lo);
             ck_assert_uint_eq((blocks + g - 1) / g, R);
@@ -929,13 +932,13 @@ START_TEST(plan_balance_rule)
         }
     }
     /* the forward's persistent grid (fwd_groups) takes fwd_balance, not bwd_balance */
-    const clnorm_launch_info F = plan_rows(fwd, 0, 1 << 22, 2048);
+    const clnorm_launch_info F = plan_rows(fwd, 0, 1 << 22);
     if (F.work_groups < ((size_t)1 << 22) / ((size_t)F.rows_per_group * F.rows_per_item)) { /* persistent */
         const size_t G = F.work_groups, per = (size_t)F.rows_per_group * F.rows_per_item;
-        ck_assert_uint_eq(plan_rows(fwd, 0, 32 * (G - 1) * per, 2048).work_groups, G);
-        ck_assert_uint_eq(plan_rows(fwd_on, 0, 32 * (G - 1) * per, 2048).work_groups, G - 1);
+        ck_assert_uint_eq(plan_rows(fwd, 0, 32 * (G - 1) * per).work_groups, G);
+        ck_assert_uint_eq(plan_rows(fwd_on, 0, 32 * (G - 1) * per).work_groups, G - 1);
         clnorm_context *bwd_only = gpu_context_with_tune2(base, "bwd_balance=5,bwd_balance_rounds=32");
-        ck_assert_uint_eq(plan_rows(bwd_only, 0, 32 * (G - 1) * per, 2048).work_groups, G);
+        ck_assert_uint_eq(plan_rows(bwd_only, 0, 32 * (G - 1) * per).work_groups, G);
         clnorm_context_release(bwd_only);
     }
     clnorm_context_release(off);
