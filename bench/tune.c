@@ -28,6 +28,8 @@ static const char *const FWD[] = {
     "fwd_tpr_max16=0,fwd_raw16_vecs=0", "fwd_tpr_max16=1024,fwd_raw16_vecs=6144",
     /* NVIDIA's row sums over the warps' sums: a loop, or the butterfly from 64 or 512 items per row */
     "fwd_bfly_tpr=0", "fwd_bfly_tpr=64,fwd_bfly_cols_max=0", "fwd_bfly_tpr=512,fwd_bfly_cols_max=32768",
+    /* the streaming rows' mean and variance from one read (off, chunks of 2 / 4 / 8 vectors) */
+    "fwd_chan=0,fwd_chan16=0", "fwd_chan=2,fwd_chan16=2", "fwd_chan=4,fwd_chan16=4", "fwd_chan=8,fwd_chan16=8",
 };
 static const char *const BWD[] = {
     "bwd_target=1,bwd_wg=256,bwd_groups=8", "bwd_target=2,bwd_wg=256,bwd_groups=8",
@@ -260,6 +262,8 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
             char cs[24] = "";
             if (p.column_sweep)
                 snprintf(cs, sizeof cs, " cs %u", p.column_sweep);
+            else if (p.one_read_stats)
+                snprintf(cs, sizeof cs, " 1read %u", p.one_read_stats);
             printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s%s]\n",
                    op_names[op], dname, rows, cols, c[i], t, frac, p.items_per_row,
                    p.register_cache ? p.register_cache : p.register_accumulators ? p.register_accumulators : p.reread_vectors,

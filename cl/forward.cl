@@ -25,6 +25,72 @@
 #define RPI 1
 #endif
 
+/* FWD_CHAN (host-chosen: long rows that stream, each item holding the same number of vectors, TPR a
+ * power of two): the mean and the variance from one read of the row instead of two. Each item
+ * takes its vectors FWD_CHAN at a time, sums the chunk's squares around the chunk's own mean (two
+ * passes over registers), and merges the chunks' (mean, M2) into its own by Chan, Golub and
+ * LeVeque's formula, M2 being the sum of squared deviations: for parts a, b of na, nb elements,
+ * mean = ma + d nb / n, M2 = M2a + M2b + d^2 na nb / n with d = mb - ma, n = na + nb. Every term
+ * is a sum of squares around a mean, never E[x^2] - E[x]^2. The items' parts, all of equal size,
+ * are then merged pairwise across the slot, as the row sums are; with equal sizes the formula is
+ * symmetric in a and b (chan_pair), so butterfly partners get the same bits. The row is then read
+ * once more, for y: two reads instead of three (on the H200 the later reads come from L2, which
+ * was the limit). */
+#ifdef FWD_CHAN
+#if NCACHE != 0 || defined(PIPE) || defined(LOCAL_ROW) || (TPR & (TPR - 1)) != 0
+#error "FWD_CHAN is for the streaming shape with TPR a power of two"
+#endif
+/* two parts of n elements each, as (mean, M2) */
+inline float2 chan_pair(float2 a, float2 b, float n)
+{
+    const float d = b.x - a.x;
+    return (float2)((a.x + b.x) * 0.5f, (a.y + b.y) + d * d * (0.5f * n));
+}
+/* The (mean, M2) of the slot's row from its items' (n elements each): every item of the slot gets
+ * the same bits. Every item of the work-group calls it: its barriers sit in code whose path
+ * depends on compile-time constants only. It ends with a barrier, so that the next row may write cr. */
+inline float2 row_chan(float2 v, float n, __local float2 *cr)
+{
+    const uint lid = get_local_id(0), lane = lid % TPR, base = lid - lane;
+#if TPR == 1
+    (void)cr;
+    (void)lane;
+    (void)base;
+    (void)n;
+    return v;
+#elif defined(NV_SHFL)
+    for (uint m = 1; m < (TPR < 32 ? TPR : 32); m <<= 1, n *= 2.0f)
+        v = chan_pair(v, shfl_xor2(v, (int)m), n);
+#if TPR > 32
+    if (lane % 32 == 0)
+        cr[lid / 32] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* lane i of every warp takes warp i's part (i modulo the slot's TPR / 32 warps), then a butterfly */
+    v = cr[base / 32 + lid % 32 % (TPR / 32)];
+    for (uint m = 1; m < TPR / 32; m <<= 1, n *= 2.0f)
+        v = chan_pair(v, shfl_xor2(v, (int)m), n);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    (void)cr;
+    (void)base;
+#endif
+    return v;
+#else
+    /* a tree in local memory, log2(TPR) levels */
+    cr[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = TPR / 2; s > 0; s >>= 1, n *= 2.0f) {
+        if (lane < s)
+            cr[lid] = chan_pair(cr[lid], cr[lid + s], n);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    v = cr[base];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return v;
+#endif
+}
+#endif
+
 #define FWD_WEIGHT 1u
 #define FWD_BIAS 2u
 #define FWD_MEAN 4u
@@ -45,6 +111,10 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 {
     /* two buffers: the mean's and the variance's sums (row_sum_nb) */
     __local float red[2 * RED_SIZE];
+#ifdef FWD_CHAN
+    __local float2 chan_red[WG];
+    (void)red;
+#endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const long nv = (long)(cols / VEC);
@@ -210,6 +280,37 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row = blk * RPW + lid / TPR;
         const bool valid = row < rows;
+#ifdef FWD_CHAN
+        const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
+        const float shift = 0.0f; /* (XS below: x itself) */
+        float2 ms = (float2)(0.0f, 0.0f);
+        if (valid) {
+            float nr = 0.0f;
+            /* the host makes nv a multiple of FWD_CHAN * TPR: every chunk is whole */
+            for (long k0 = lane; k0 < nv; k0 += FWD_CHAN * TPR) {
+                floatv c[FWD_CHAN], s = 0.0f;
+#pragma unroll
+                for (int j = 0; j < FWD_CHAN; ++j) {
+                    c[j] = LDV(T_X, xr, (k0 + (long)j * TPR) * VEC);
+                    s += c[j];
+                }
+                const float nc = (float)(FWD_CHAN * VEC), cm = hsumv(s) / nc;
+                floatv q = 0.0f;
+#pragma unroll
+                for (int j = 0; j < FWD_CHAN; ++j) {
+                    const floatv d = c[j] - cm;
+                    q += d * d;
+                }
+                const float nt = nr + nc, d = cm - ms.x;
+                ms.x += d * (nc / nt);
+                ms.y += hsumv(q) + d * d * (nr * (nc / nt));
+                nr = nt;
+            }
+        }
+        ms = row_chan(ms, (float)((nv / TPR) * VEC), chan_red);
+        const float dmean = ms.x;
+        const float rs = rsqrt(ms.y / (float)cols + eps);
+#else /* not FWD_CHAN */
 #ifdef PIPE
         const float shift = shn;
 #pragma unroll
@@ -310,6 +411,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         }
         const float var = row_sum_nb(hsumv(acc), red + RED_SIZE) / (float)cols;
         const float rs = rsqrt(var + eps);
+#endif /* FWD_CHAN */
 
         if (valid) {
             __global STORAGE(T_Y) *yr = y + y_off + row * y_ld;

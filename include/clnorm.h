@@ -466,7 +466,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -542,6 +542,13 @@ typedef struct clnorm_launch_info {
                                          (the backward with dweight/dbias then writes one partial
                                          row per work-group; the forward and the backward without
                                          them have no such sums) (0.10 appended this field) */
+    unsigned one_read_stats;        /**< forward whose row is not cached (it streams): the mean and
+                                         the variance from one read of the row, each item taking
+                                         this many vectors at a time (two-pass within the chunk,
+                                         the chunks and then the items merged by Chan's formula),
+                                         then a second read for y; 0: the mean and the variance
+                                         from a read each (or the row is cached) (0.11 appended
+                                         this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

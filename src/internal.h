@@ -153,6 +153,12 @@ typedef struct clnorm_op_params {
                                that the last round is as full as it can be (it otherwise may run on
                                a few groups while the rest of the device idles; 0: off) */
     unsigned balance_rounds;
+    unsigned chan;          /* forward rows that stream (no register cache), each item holding the same
+                               number of vectors, a multiple of chan, and a power-of-two number of
+                               items per row: the mean and variance from one read of the row,
+                               chan vectors per item at a time, merged by Chan's formula (FWD_CHAN;
+                               0: off, the mean and variance from a read each) */
+    unsigned chan16;        /* the same for calls whose tensors are all 16-bit */
     unsigned stream_tpr;    /* backward without dweight/dbias (and the column sweep's dx layout):
                                rows that would stream at the derived items per row (neither the
                                register cache nor nacc vectors per item take them) take this many
@@ -221,6 +227,7 @@ typedef struct clnorm_launch {
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
+    unsigned chan;     /* forward: mean and variance from one read, chan vectors per chunk (FWD_CHAN; 0: off) */
     unsigned colsweep; /* backward with dweight/dbias summed by columns (COLSWEEP): column lanes
                           per group (0: per-group partial rows) */
     size_t groups;

@@ -47,6 +47,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->local_row = L.local_row;
     info->reread_vectors = backward && !L.ncache ? L.nacc : 0;
     info->column_sweep = L.colsweep;
+    info->one_read_stats = L.chan;
     return CLNORM_SUCCESS;
 }
 

@@ -205,7 +205,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
               (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
     k->v[9] = L->acc_local;
-    k->v[15] = L->colsweep;
+    k->v[15] = L->colsweep | (uint32_t)L->chan << 16; /* (the backward's and the forward's: never both) */
 }
 
 /* user wait list + an internal dependency (may be NULL), in ctx's scratch. Lock held. */
@@ -273,11 +273,13 @@ static bool forward_options(const clnorm_context *ctx, const void *arg_, char *b
 {
     const fwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[256];
+    char shape[256], chan[24] = "";
     const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
+    if (L->chan)
+        snprintf(chan, sizeof chan, " -DFWD_CHAN=%u", L->chan);
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
              !L->local_row ? "" : ctx->info.pocl_x86 ? " -DLOCAL_ROW -DFWD_PREFETCH" : " -DLOCAL_ROW",
              L->pipe ? " -DPIPE" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "") < n;

@@ -55,7 +55,7 @@ static const clnorm_device_params table[] = {
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
-             .bfly_cols_max = 32768},
+             .bfly_cols_max = 32768, .chan = 8, .chan16 = 2},
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
@@ -217,6 +217,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_balance_rounds", &p->fwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_balance_rounds", &p->bwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_stream_tpr", &p->bwd.stream_tpr, 0, 1024, true},
+        {"fwd_chan", &p->fwd.chan, 0, 16, true},    {"fwd_chan16", &p->fwd.chan16, 0, 16, true},
     };
     const char *s = spec;
     while (*s) {
@@ -712,6 +713,18 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
         }
     }
 
+    /* the streaming forward's statistics from one read (FWD_CHAN) where every item holds the same
+     * whole number of chunks (equal parts: the merge across items is symmetric). The H200, ms,
+     * three reads -> one read for the statistics and one for y, chunks of 2 / 4 / 8 vectors: fp32
+     * at cols 65536 0.450 -> 0.435 / 0.427 / 0.409, 131072 0.572 -> 0.454 / 0.448 / 0.434; bf16 at
+     * 131072 0.300 -> 0.260 / 0.261 / 0.292 (8 vectors of 8 took too many registers). Rows the
+     * register cache holds stay cached: streamed with this they were slower (fp32 32768 0.311 ->
+     * 0.316, bf16 65536 0.193 -> 0.240) */
+    const unsigned chan = max_elem == 2 ? op->chan16 : op->chan;
+    L.chan = !backward && chan && !L.ncache && !L.pipe && !L.local_row && pow2(L.tpr) &&
+                     nv % ((size_t)L.tpr * chan) == 0
+                 ? chan
+                 : 0;
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     /* Persistent grids (the backward's; the forward's where the table asks for one): groups_per_cu
      * counts groups of the table's size (op->wg items): wider or narrower groups (long rows, or

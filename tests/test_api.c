@@ -996,6 +996,49 @@ START_TEST(plan_stream_tpr_rule)
 }
 END_TEST
 
+/* chan / chan16: the forward's statistics from one read (one_read_stats) only where the row
+ * streams, its items are a power of two and each holds the same whole number of chunks; chan16
+ * in all-16-bit calls, chan in the others; never in the backward */
+START_TEST(plan_chan_rule)
+{
+    if (!groups_of_at_least(1024, "plan_chan_rule"))
+        return;
+    /* one vector an item cached: longer rows stream, in 1024-item groups */
+    const char *base = "vec_bytes=16,fwd_target=4,fwd_target16=4,fwd_ncache=1,fwd_groups=0,fwd_fit16=0,fwd_fit16_deep=0";
+    clnorm_context *off = gpu_context_with_tune2(base, "fwd_chan=0,fwd_chan16=0"),
+                   *on = gpu_context_with_tune2(base, "fwd_chan=4,fwd_chan16=2");
+    /* fp32: 4096 vectors (cols 16384), 4 an item: one chunk of 4 */
+    clnorm_launch_info L = plan_of(on, 0, 16384, CLNORM_F32);
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.one_read_stats == 4);
+    clnorm_launch_info B = plan_of(off, 0, 16384, CLNORM_F32);
+    ck_assert(B.one_read_stats == 0);
+    B.one_read_stats = L.one_read_stats; /* nothing else differs */
+    ck_assert(memcmp(&L, &B, sizeof L) == 0);
+    /* 8192 vectors (cols 32768), 8 an item: two chunks */
+    ck_assert_uint_eq(plan_of(on, 0, 32768, CLNORM_F32).one_read_stats, 4);
+    /* bf16 (8-element vectors): 2048 vectors, 2 an item: chan16's chunk of 2, not chan's 4 */
+    L = plan_of(on, 0, 16384, CLNORM_BF16);
+    ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.one_read_stats == 2);
+    /* 6144 vectors (cols 24576): 6 an item, not a multiple of 4 */
+    L = plan_of(on, 0, 24576, CLNORM_F32);
+    ck_assert(L.register_cache == 0 && L.one_read_stats == 0);
+    /* 4000 vectors (cols 16000): the items would hold unequal shares */
+    L = plan_of(on, 0, 16000, CLNORM_F32);
+    ck_assert(L.register_cache == 0 && L.one_read_stats == 0);
+    /* a cached row (cols 2048: 512 items x 1) keeps its reads */
+    L = plan_of(on, 0, 2048, CLNORM_F32);
+    ck_assert(L.register_cache == 1 && L.one_read_stats == 0);
+    /* the backward: never */
+    const int ops[] = {1, CLNORM_PLAN_BACKWARD_DX, 1 | CLNORM_PLAN_BACKWARD_RES};
+    for (size_t i = 0; i < 3; ++i) {
+        const clnorm_launch_info X = plan_of(on, ops[i], 16384, CLNORM_F32), Y = plan_of(off, ops[i], 16384, CLNORM_F32);
+        ck_assert(X.one_read_stats == 0 && memcmp(&X, &Y, sizeof X) == 0);
+    }
+    clnorm_context_release(off);
+    clnorm_context_release(on);
+}
+END_TEST
+
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
@@ -1301,6 +1344,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_colsweep_rule);
     tcase_add_test(tc, plan_balance_rule);
     tcase_add_test(tc, plan_stream_tpr_rule);
+    tcase_add_test(tc, plan_chan_rule);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
