@@ -159,12 +159,16 @@
  *     rounds of the block loop, at most this many percent fewer, so that the last round is as
  *     full as it can be and does not run on a few groups while the rest of the device idles; 0 =
  *     off, else up to 50) and `fwd_balance_rounds` / `bwd_balance_rounds` (only grids that run at
- *     most this many rounds; 0 = any); and `bwd_stream_tpr` (calls without dweight/dbias, and the
+ *     most this many rounds; 0 = any); `bwd_stream_tpr` (calls without dweight/dbias, and the
  *     column sweep's dx layout, whose row would stream at the derived items per row, neither
  *     `bwd_ncache_dx` nor `bwd_nacc` vectors per item holding it: this many items per row
  *     instead, at most the device's limit and the row's vectors rounded up to a power of two,
  *     in whichever regime then holds the row; 0 = the derived count, else a power of two up to
- *     1024). `clnorm-bench --tune` times a built-in grid of them
+ *     1024); and `fwd_chan` / `fwd_chan16` (forward calls whose widest element is 4 bytes /
+ *     all-16-bit calls whose row streams, in a power-of-two number of items per row that each
+ *     hold a whole number of chunks of this many vectors: the mean and the variance from one
+ *     read of the row, see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two
+ *     up to 16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.

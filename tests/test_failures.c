@@ -125,6 +125,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1",
                          "bwd_balance=51", "fwd_balance=51", "bwd_balance_rounds=-1", "fwd_balance_rounds=x",
                          "bwd_stream_tpr=768", "bwd_stream_tpr=2048", "fwd_stream_tpr=1024",
+                         "fwd_chan=3", "fwd_chan=32", "fwd_chan16=-1", "bwd_chan=2",
                          /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
                          "fwd_tpr=-18446744073709551552", "fwd_tpr= 64", "fwd_tpr=+64", "fwd_wg=99999999999999999999999",
                          "fwd_tpr=64 ", "fwd_tpr=", "=64", "fwd_tpr=0x40"};
@@ -150,7 +151,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024,fwd_bfly_tpr=512,bwd_bfly_tpr=1024,fwd_bfly_cols_max=32768,"
                           "bwd_bfly_cols_max=0,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups_res=3,"
                           "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1,fwd_balance=0,"
-                          "bwd_balance=5,fwd_balance_rounds=0,bwd_balance_rounds=32,bwd_stream_tpr=1024",
+                          "bwd_balance=5,fwd_balance_rounds=0,bwd_balance_rounds=32,bwd_stream_tpr=1024,fwd_chan=8,fwd_chan16=2",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
