@@ -6,7 +6,7 @@
  *         pass 3: y = (x - mean) * rstd [* w] [+ b], rounded once to y's dtype.
  * NCACHE > 0: the host guarantees cols <= TPR*VEC*NCACHE, and the row is read once into registers.
  * NCACHE == 0 (long rows, and the CPU shape): the row is read three times, the later reads hitting
- * cache. The choice is made at compile time so that the kernel holds one path only (its register
+ * cache; with FWD_CHAN (below) twice, the mean and the variance from the first read. The choice is made at compile time so that the kernel holds one path only (its register
  * count is that path's, not the largest of all paths).
  */
 #ifndef T_X
@@ -72,6 +72,7 @@ inline float2 row_chan(float2 v, float n, __local float2 *cr)
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     (void)cr;
+    (void)lane;
     (void)base;
 #endif
     return v;
@@ -109,11 +110,11 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
 #endif
                     )
 {
-    /* two buffers: the mean's and the variance's sums (row_sum_nb) */
-    __local float red[2 * RED_SIZE];
 #ifdef FWD_CHAN
     __local float2 chan_red[WG];
-    (void)red;
+#else
+    /* two buffers: the mean's and the variance's sums (row_sum_nb) */
+    __local float red[2 * RED_SIZE];
 #endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
@@ -282,7 +283,10 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
         const bool valid = row < rows;
 #ifdef FWD_CHAN
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
-        const float shift = 0.0f; /* (XS below: x itself) */
+        /* x - x[0], as in the three-read path: a large common offset (mean 1e4, std 1) stays out of
+         * the sums, and a constant row gives mean x[0] and M2 = 0 exactly (summing x itself, 3 x 0.1f
+         * rounds: M2 > 0, and with eps = 0 a finite rstd where +Inf is documented) */
+        const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
         float2 ms = (float2)(0.0f, 0.0f);
         if (valid) {
             float nr = 0.0f;
@@ -291,7 +295,7 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                 floatv c[FWD_CHAN], s = 0.0f;
 #pragma unroll
                 for (int j = 0; j < FWD_CHAN; ++j) {
-                    c[j] = LDV(T_X, xr, (k0 + (long)j * TPR) * VEC);
+                    c[j] = LDV(T_X, xr, (k0 + (long)j * TPR) * VEC) - shift;
                     s += c[j];
                 }
                 const float nc = (float)(FWD_CHAN * VEC), cm = hsumv(s) / nc;
@@ -301,14 +305,16 @@ void clnorm_forward(const ulong rows, const ulong cols, const float eps, const u
                     const floatv d = c[j] - cm;
                     q += d * d;
                 }
-                const float nt = nr + nc, d = cm - ms.x;
+                const float nt = nr + nc, d = cm - ms.x, wt = nr * (nc / nt);
                 ms.x += d * (nc / nt);
-                ms.y += hsumv(q) + d * d * (nr * (nc / nt));
+                /* (d * wt) * d: exactly 0 for the first chunk (wt = 0), where d * d * wt would be
+                 * Inf * 0 = NaN for a chunk mean beyond ~1.8e19 */
+                ms.y += hsumv(q) + (d * wt) * d;
                 nr = nt;
             }
         }
         ms = row_chan(ms, (float)((nv / TPR) * VEC), chan_red);
-        const float dmean = ms.x;
+        const float dmean = ms.x; /* mean - shift */
         const float rs = rsqrt(ms.y / (float)cols + eps);
 #else /* not FWD_CHAN */
 #ifdef PIPE

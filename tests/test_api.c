@@ -1022,6 +1022,10 @@ START_TEST(plan_chan_rule)
     /* 6144 vectors (cols 24576): 6 an item, not a multiple of 4 */
     L = plan_of(on, 0, 24576, CLNORM_F32);
     ck_assert(L.register_cache == 0 && L.one_read_stats == 0);
+    /* bf16 at cols 12288: 1536 vectors, 768 items x 2, chan16's chunks would fit but the items are
+     * not a power of two (the merge across them pairs halves) */
+    L = plan_of(on, 0, 12288, CLNORM_BF16);
+    ck_assert(L.items_per_row == 768 && L.register_cache == 0 && L.one_read_stats == 0);
     /* 4000 vectors (cols 16000): the items would hold unequal shares */
     L = plan_of(on, 0, 16000, CLNORM_F32);
     ck_assert(L.register_cache == 0 && L.one_read_stats == 0);
