@@ -264,8 +264,6 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
                 snprintf(cs, sizeof cs, " cs %u", p.column_sweep);
             else if (p.one_read_stats)
                 snprintf(cs, sizeof cs, " 1read %u", p.one_read_stats);
-            else if (p.local_row_vectors)
-                snprintf(cs, sizeof cs, " xloc %u", p.local_row_vectors);
             printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s%s]\n",
                    op_names[op], dname, rows, cols, c[i], t, frac, p.items_per_row,
                    p.register_cache ? p.register_cache : p.register_accumulators ? p.register_accumulators : p.reread_vectors,

@@ -126,19 +126,6 @@ typedef float8 sums_t;
 #define ACC_B(j) dba[j]
 #endif
 
-/* XLOC (sums-in-registers regime with DXB, host-chosen): the first XLOC of each item's row vectors
- * (x's NACC first, then dy's) are kept as stored in local memory by the first read, the item's own
- * slots (no barrier), so that dx's second read takes them from there instead of from the cache:
- * where the row cannot stay in registers beside the sums, the second read's traffic through L2
- * was the limit. */
-#if defined(XLOC) && NCACHE == 0 && NACC > 0 && RPI == 1 && defined(DXB) && XLOC > 0
-#define XL_X (XLOC < NACC ? XLOC : NACC)
-#define XL_D (XLOC > NACC ? (XLOC - NACC < NACC ? XLOC - NACC : NACC) : 0)
-#else
-#define XL_X 0
-#define XL_D 0
-#endif
-
 #define BWD_WEIGHT 1u
 #define BWD_DRES 2u
 
@@ -245,12 +232,6 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
     __local sums_t red[RED_SIZE];
 #if NL > 0
     __local floatv lacc[2 * NL * WG];
-#endif
-#if XL_X > 0
-    __local RAWV(T_X) lxr[XL_X * WG];
-#endif
-#if XL_D > 0
-    __local RAWV(T_DY) ldyr[XL_D * WG];
 #endif
 #ifdef COLSWEEP
     __local floatv cs_red[CS_ROWS > 1 ? WG / 2 : 1];
@@ -444,21 +425,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
             for (int j = 0; j < NACC; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
-#if XL_X > 0
-                    const RAWV(T_X) xq = LDR(T_X, xr, k * VEC);
-                    const RAWV(T_DY) dq = LDR(T_DY, dyr, k * VEC);
-                    if (j < XL_X)
-                        lxr[j * WG + lid] = xq;
-#if XL_D > 0
-                    if (j < XL_D)
-                        ldyr[j * WG + lid] = dq;
-#endif
-                    const floatv d = CVR(T_DY, dq);
-                    const floatv xhat = (CVR(T_X, xq) - mu[0]) * rs[0];
-#else
                     const floatv d = LDV(T_DY, dyr, k * VEC);
                     const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[0]) * rs[0];
-#endif
                     const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
                     sg += g;
                     sgx += g * xhat;
@@ -587,16 +555,8 @@ void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
                 for (int b = 0; b < DXB; ++b) {
                     const long k = lane + (long)(j0 + b) * TPR;
                     if (j0 + b < NACC && k < nv) {
-#if XL_X > 0
-                        xb[b] = j0 + b < XL_X ? CVR(T_X, lxr[(j0 + b) * WG + lid]) : LDV(T_X, xr, k * VEC);
-#else
                         xb[b] = LDV(T_X, xr, k * VEC);
-#endif
-#if XL_D > 0
-                        db[b] = j0 + b < XL_D ? CVR(T_DY, ldyr[(j0 + b) * WG + lid]) : LDV(T_DY, dyr, k * VEC);
-#else
                         db[b] = LDV(T_DY, dyr, k * VEC);
-#endif
                         if (flags & BWD_DRES)
                             qb[b] = LDR(T_DR, drr, k * VEC);
                     }

@@ -470,7 +470,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats and local_row_vectors: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -553,11 +553,6 @@ typedef struct clnorm_launch_info {
                                          then a second read for y; 0: the mean and the variance
                                          from a read each (or the row is cached) (0.11 appended
                                          this field) */
-    unsigned local_row_vectors;     /**< backward with dweight/dbias whose row is read twice
-                                         (reread_vectors): this many of each item's vectors of the
-                                         row (x's first, then dy's) kept as stored in local memory
-                                         by the first read, so that dx's second read takes them
-                                         from there; 0: none (0.11 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -159,10 +159,6 @@ typedef struct clnorm_op_params {
                                chan vectors per item at a time, merged by Chan's formula (FWD_CHAN;
                                0: off, the mean and variance from a read each) */
     unsigned chan16;        /* the same for calls whose tensors are all 16-bit */
-    unsigned xlocal;        /* backward with dweight/dbias in the sums-in-registers regime (row read
-                               twice): the first xlocal of each item's row vectors (x's, then dy's)
-                               kept as stored in local memory for dx's second read, as many as fit
-                               beside the other local buffers (XLOC; 0: off) */
     unsigned stream_tpr;    /* backward without dweight/dbias (and the column sweep's dx layout):
                                rows that would stream at the derived items per row (neither the
                                register cache nor nacc vectors per item take them) take this many
@@ -231,7 +227,6 @@ typedef struct clnorm_launch {
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
-    unsigned xlocal;   /* backward, sums-in-registers regime: row vectors per item kept in local memory (XLOC) */
     unsigned chan;     /* forward: mean and variance from one read, chan vectors per chunk (FWD_CHAN; 0: off) */
     unsigned colsweep; /* backward with dweight/dbias summed by columns (COLSWEEP): column lanes
                           per group (0: per-group partial rows) */

@@ -48,7 +48,6 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->reread_vectors = backward && !L.ncache ? L.nacc : 0;
     info->column_sweep = L.colsweep;
     info->one_read_stats = L.chan;
-    info->local_row_vectors = L.xlocal;
     return CLNORM_SUCCESS;
 }
 

@@ -204,7 +204,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
               (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) | (L->bfly ? KEY_BFLY : 0) |
               (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
-    k->v[9] = L->acc_local | (uint32_t)L->xlocal << 8;
+    k->v[9] = L->acc_local;
     k->v[15] = L->colsweep | (uint32_t)L->chan << 16; /* (the backward's and the forward's: never both) */
 }
 
@@ -426,19 +426,17 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
 {
     const bwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[256], dxb[24] = "", nacc_local[32] = "", xloc[24] = "", colsweep[24] = "";
+    char shape[256], dxb[24] = "", nacc_local[32] = "", colsweep[24] = "";
     const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->dxb)
         snprintf(dxb, sizeof dxb, " -DDXB=%u", L->dxb);
     if (L->acc_local)
         snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
-    if (L->xlocal)
-        snprintf(xloc, sizeof xloc, " -DXLOC=%u", L->xlocal);
     if (L->colsweep)
         snprintf(colsweep, sizeof colsweep, " -DCOLSWEEP=%u", L->colsweep);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
-             !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, xloc, colsweep, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, colsweep, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
              L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials && !L->colsweep ? 1 : 0, token(o->dy), token(o->x),
              token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "") < n;

@@ -217,7 +217,6 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_balance_rounds", &p->fwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_balance_rounds", &p->bwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_stream_tpr", &p->bwd.stream_tpr, 0, 1024, true},
-        {"bwd_xlocal", &p->bwd.xlocal, 0, 32, false},
         {"fwd_chan", &p->fwd.chan, 0, 16, true},    {"fwd_chan16", &p->fwd.chan16, 0, 16, true},
     };
     const char *s = spec;
@@ -674,19 +673,6 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
             if (op->dxb_res && (!op->tpr_max || L.tpr <= op->tpr_max))
                 L.dxb = op->dxb_res;
         }
-    }
-    /* ... and the first xlocal of each item's row vectors (x's, then dy's) in local memory for
-     * dx's second read, as many as fit beside the row sums' scratch and those sum vectors (the
-     * batched second read, DXB, takes them: one vector a batch where the table has none) */
-    if (backward && partials && L.nacc && !L.ncache && L.rpi == 1 && op->xlocal) {
-        const size_t per_vec = (size_t)L.tpr * L.rpw * L.vec * max_elem,
-                     used = red_bytes + 2 * (size_t)L.acc_local * L.tpr * L.rpw * L.vec * sizeof(float);
-        size_t xl = op->xlocal < 2 * L.nacc ? op->xlocal : 2 * L.nacc;
-        while (xl > 0 && ctx->info.local_mem && used + xl * per_vec > ctx->info.local_mem)
-            --xl;
-        L.xlocal = (unsigned)xl;
-        if (L.xlocal && !L.dxb)
-            L.dxb = 1;
     }
     /* the forward's local buffer ((2 + rpi) * cols floats) within the table's size, and with the kernel's own row-sum
      * scratch (two buffers of RED_SIZE: 4 floats for a one-item group) within the device's local
