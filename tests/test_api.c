@@ -1007,31 +1007,32 @@ START_TEST(plan_chan_rule)
     const char *base = "vec_bytes=16,fwd_target=4,fwd_target16=4,fwd_ncache=1,fwd_groups=0,fwd_fit16=0,fwd_fit16_deep=0";
     clnorm_context *off = gpu_context_with_tune2(base, "fwd_chan=0,fwd_chan16=0"),
                    *on = gpu_context_with_tune2(base, "fwd_chan=4,fwd_chan16=2");
-    /* fp32: 4096 vectors (cols 16384), 4 an item: one chunk of 4 */
-    clnorm_launch_info L = plan_of(on, 0, 16384, CLNORM_F32);
+    /* fp32: 4096 vectors (cols 16384), 4 an item: one chunk of 4; the plan otherwise unchanged */
+    clnorm_launch_info L = plan_of(on, 0, 16384, CLNORM_F32), B = plan_of(off, 0, 16384, CLNORM_F32);
     ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.one_read_stats == 4);
-    clnorm_launch_info B = plan_of(off, 0, 16384, CLNORM_F32);
     ck_assert(B.one_read_stats == 0);
-    B.one_read_stats = L.one_read_stats; /* nothing else differs */
+    B.one_read_stats = L.one_read_stats;
     ck_assert(memcmp(&L, &B, sizeof L) == 0);
-    /* 8192 vectors (cols 32768), 8 an item: two chunks */
-    ck_assert_uint_eq(plan_of(on, 0, 32768, CLNORM_F32).one_read_stats, 4);
-    /* bf16 (8-element vectors): 2048 vectors, 2 an item: chan16's chunk of 2, not chan's 4 */
-    L = plan_of(on, 0, 16384, CLNORM_BF16);
-    ck_assert(L.items_per_row == 1024 && L.register_cache == 0 && L.one_read_stats == 2);
-    /* 6144 vectors (cols 24576): 6 an item, not a multiple of 4 */
-    L = plan_of(on, 0, 24576, CLNORM_F32);
-    ck_assert(L.register_cache == 0 && L.one_read_stats == 0);
-    /* bf16 at cols 12288: 1536 vectors, 768 items x 2, chan16's chunks would fit but the items are
-     * not a power of two (the merge across them pairs halves) */
-    L = plan_of(on, 0, 12288, CLNORM_BF16);
-    ck_assert(L.items_per_row == 768 && L.register_cache == 0 && L.one_read_stats == 0);
-    /* 4000 vectors (cols 16000): the items would hold unequal shares */
-    L = plan_of(on, 0, 16000, CLNORM_F32);
-    ck_assert(L.register_cache == 0 && L.one_read_stats == 0);
-    /* a cached row (cols 2048: 512 items x 1) keeps its reads */
-    L = plan_of(on, 0, 2048, CLNORM_F32);
-    ck_assert(L.register_cache == 1 && L.one_read_stats == 0);
+    static const struct {
+        size_t cols;
+        clnorm_dtype dt;
+        unsigned items, cache, chan; /* items 0: any */
+    } cases[] = {
+        {32768, CLNORM_F32, 1024, 0, 4},  /* 8192 vectors, 8 an item: two chunks */
+        {16384, CLNORM_BF16, 1024, 0, 2}, /* 2048 vectors (8 elements each), 2 an item: chan16's 2, not chan's 4 */
+        {24576, CLNORM_F32, 0, 0, 0},     /* 6144 vectors: 6 an item, not a multiple of 4 */
+        {12288, CLNORM_BF16, 768, 0, 0},  /* 1536 vectors, 768 x 2: chunks fit, but 768 items are not a
+                                             power of two (the merge across them pairs halves) */
+        {16000, CLNORM_F32, 0, 0, 0},     /* 4000 vectors: the items would hold unequal shares */
+        {2048, CLNORM_F32, 0, 1, 0},      /* cached (512 items x 1): keeps its reads */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        L = plan_of(on, 0, cases[i].cols, cases[i].dt);
+        ck_assert_msg((!cases[i].items || L.items_per_row == cases[i].items) && L.register_cache == cases[i].cache &&
+                          L.one_read_stats == cases[i].chan,
+                      "cols %zu: %u items, cache %u, one_read_stats %u", cases[i].cols, L.items_per_row,
+                      L.register_cache, L.one_read_stats);
+    }
     /* the backward: never */
     const int ops[] = {1, CLNORM_PLAN_BACKWARD_DX, 1 | CLNORM_PLAN_BACKWARD_RES};
     for (size_t i = 0; i < 3; ++i) {
