@@ -166,9 +166,10 @@
  *     in whichever regime then holds the row; 0 = the derived count, else a power of two up to
  *     1024); and `fwd_chan` / `fwd_chan16` (forward calls whose widest element is 4 bytes /
  *     all-16-bit calls whose row streams, in a power-of-two number of items per row that each
- *     hold a whole number of chunks of this many vectors: the mean and the variance from one
- *     read of the row, see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two
- *     up to 16). `clnorm-bench --tune` times a built-in grid of them
+ *     hold the same number of vectors: the mean and the variance from one read of the row, in
+ *     chunks of at most this many vectors, the largest power of two that divides an item's
+ *     vectors; see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two up to
+ *     16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.

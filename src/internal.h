@@ -154,10 +154,11 @@ typedef struct clnorm_op_params {
                                a few groups while the rest of the device idles; 0: off) */
     unsigned balance_rounds;
     unsigned chan;          /* forward rows that stream (no register cache), each item holding the same
-                               number of vectors, a multiple of chan, and a power-of-two number of
-                               items per row: the mean and variance from one read of the row,
-                               chan vectors per item at a time, merged by Chan's formula (FWD_CHAN;
-                               0: off, the mean and variance from a read each) */
+                               number of vectors, in a power-of-two number of items per row: the
+                               mean and variance from one read of the row, at most chan vectors
+                               per item at a time (the largest power of two that divides the item's
+                               vectors), merged by Chan's formula (FWD_CHAN; 0: off, the mean and
+                               variance from a read each) */
     unsigned chan16;        /* the same for calls whose tensors are all 16-bit */
     unsigned stream_tpr;    /* backward without dweight/dbias (and the column sweep's dx layout):
                                rows that would stream at the derived items per row (neither the

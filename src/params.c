@@ -714,17 +714,20 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     }
 
     /* the streaming forward's statistics from one read (FWD_CHAN) where every item holds the same
-     * whole number of chunks (equal parts: the merge across items is symmetric). The H200, ms,
+     * number of vectors (equal parts: the merge across items is symmetric), in chunks of the
+     * largest power of two up to the table's that divides that number (fp32 at cols 49152: 12
+     * vectors an item, chunks of 4). The H200, ms,
      * three reads -> one read for the statistics and one for y, chunks of 2 / 4 / 8 vectors: fp32
      * at cols 65536 0.450 -> 0.435 / 0.427 / 0.409, 131072 0.572 -> 0.454 / 0.448 / 0.434; bf16 at
      * 131072 0.300 -> 0.260 / 0.261 / 0.292 (8 vectors of 8 took too many registers). Rows the
      * register cache holds stay cached: streamed with this they were slower (fp32 32768 0.311 ->
      * 0.316, bf16 65536 0.193 -> 0.240) */
-    const unsigned chan = max_elem == 2 ? op->chan16 : op->chan;
-    L.chan = !backward && chan && !L.ncache && !L.pipe && !L.local_row && pow2(L.tpr) &&
-                     nv % ((size_t)L.tpr * chan) == 0
-                 ? chan
-                 : 0;
+    unsigned chan = max_elem == 2 ? op->chan16 : op->chan;
+    if (backward || L.ncache || L.pipe || L.local_row || !pow2(L.tpr) || nv % L.tpr != 0)
+        chan = 0;
+    while (chan > 1 && (nv / L.tpr) % chan != 0)
+        chan /= 2;
+    L.chan = chan;
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     /* Persistent grids (the backward's; the forward's where the table asks for one): groups_per_cu
      * counts groups of the table's size (op->wg items): wider or narrower groups (long rows, or

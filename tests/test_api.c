@@ -997,8 +997,9 @@ START_TEST(plan_stream_tpr_rule)
 END_TEST
 
 /* chan / chan16: the forward's statistics from one read (one_read_stats) only where the row
- * streams, its items are a power of two and each holds the same whole number of chunks; chan16
- * in all-16-bit calls, chan in the others; never in the backward */
+ * streams, its items are a power of two and each holds the same number of vectors, in chunks of
+ * the largest power of two up to the key that divides that number; chan16 in all-16-bit calls,
+ * chan in the others; never in the backward */
 START_TEST(plan_chan_rule)
 {
     if (!groups_of_at_least(1024, "plan_chan_rule"))
@@ -1020,7 +1021,8 @@ START_TEST(plan_chan_rule)
     } cases[] = {
         {32768, CLNORM_F32, 1024, 0, 4},  /* 8192 vectors, 8 an item: two chunks */
         {16384, CLNORM_BF16, 1024, 0, 2}, /* 2048 vectors (8 elements each), 2 an item: chan16's 2, not chan's 4 */
-        {24576, CLNORM_F32, 0, 0, 0},     /* 6144 vectors: 6 an item, not a multiple of 4 */
+        {24576, CLNORM_F32, 1024, 0, 2},  /* 6144 vectors: 6 an item, chunks of 2 (4 does not divide 6) */
+        {20480, CLNORM_F32, 1024, 0, 1},  /* 5120 vectors: 5 an item, chunks of 1 */
         {12288, CLNORM_BF16, 768, 0, 0},  /* 1536 vectors, 768 x 2: chunks fit, but 768 items are not a
                                              power of two (the merge across them pairs halves) */
         {16000, CLNORM_F32, 0, 0, 0},     /* 4000 vectors: the items would hold unequal shares */
