@@ -719,7 +719,9 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * vectors an item, chunks of 4). The H200, ms,
      * three reads -> one read for the statistics and one for y, chunks of 2 / 4 / 8 vectors: fp32
      * at cols 65536 0.450 -> 0.435 / 0.427 / 0.409, 131072 0.572 -> 0.454 / 0.448 / 0.434; bf16 at
-     * 131072 0.300 -> 0.260 / 0.261 / 0.292 (8 vectors of 8 took too many registers). Rows the
+     * 131072 0.300 -> 0.260 / 0.261 / 0.292 (8 vectors of 8 took too many registers); smaller
+     * chunks where the item's vectors take no larger: fp32 40960 (chunks of 2) 0.490 -> 0.385,
+     * 49152 (4) 0.455 -> 0.405, 81920 (4) 0.513 -> 0.438, bf16 81920 (2) 0.316 -> 0.245. Rows the
      * register cache holds stay cached: streamed with this they were slower (fp32 32768 0.311 ->
      * 0.316, bf16 65536 0.193 -> 0.240) */
     unsigned chan = max_elem == 2 ? op->chan16 : op->chan;
