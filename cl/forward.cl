@@ -6,8 +6,9 @@
  *         pass 3: y = (x - mean) * rstd [* w] [+ b], rounded once to y's dtype.
  * NCACHE > 0: the host guarantees cols <= TPR*VEC*NCACHE, and the row is read once into registers.
  * NCACHE == 0 (long rows, and the CPU shape): the row is read three times, the later reads hitting
- * cache; with FWD_CHAN (below) twice, the mean and the variance from the first read. The choice is made at compile time so that the kernel holds one path only (its register
- * count is that path's, not the largest of all paths).
+ * cache; with FWD_CHAN (below) twice, the mean and the variance from the first read. The choice
+ * is made at compile time so that the kernel holds one path only (its register count is that
+ * path's, not the largest of all paths).
  */
 #ifndef T_X
 #define T_X f32
@@ -34,8 +35,8 @@
  * is a sum of squares around a mean, never E[x^2] - E[x]^2. The items' parts, all of equal size,
  * are then merged pairwise across the slot, as the row sums are; with equal sizes the formula is
  * symmetric in a and b (chan_pair), so butterfly partners get the same bits. The row is then read
- * once more, for y: two reads instead of three (on the H200 the later reads come from L2, which
- * was the limit). */
+ * once more, for y: two reads instead of three (on the H200 the later reads came from L2 at
+ * close to the cost of a read from memory). */
 #ifdef FWD_CHAN
 #if NCACHE != 0 || defined(PIPE) || defined(LOCAL_ROW) || (TPR & (TPR - 1)) != 0
 #error "FWD_CHAN is for the streaming shape with TPR a power of two"

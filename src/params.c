@@ -716,8 +716,8 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     /* the streaming forward's statistics from one read (FWD_CHAN) where every item holds the same
      * number of vectors (equal parts: the merge across items is symmetric), in chunks of the
      * largest power of two up to the table's that divides that number (fp32 at cols 49152: 12
-     * vectors an item, chunks of 4). The H200, ms,
-     * three reads -> one read for the statistics and one for y, chunks of 2 / 4 / 8 vectors: fp32
+     * vectors an item, chunks of 4). The H200, ms, three reads -> one read for the statistics and
+     * one for y, chunks of 2 / 4 / 8 vectors: fp32
      * at cols 65536 0.450 -> 0.435 / 0.427 / 0.409, 131072 0.572 -> 0.454 / 0.448 / 0.434; bf16 at
      * 131072 0.300 -> 0.260 / 0.261 / 0.292 (8 vectors of 8 took too many registers); smaller
      * chunks where the item's vectors take no larger: fp32 40960 (chunks of 2) 0.490 -> 0.385,
