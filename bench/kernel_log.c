@@ -1,4 +1,4 @@
-/* clnorm-kernel-log — a developer's tool: builds cl/common.cl + one kernel file with the given
+/* clnorm-kernel-log — a developer's tool: builds cl/kernel_args.h + cl/common.cl + one kernel file with the given
  * options on the device clnorm would pick (CLNORM_DEVICE, else the default policy) and prints the
  * compiler's log; optionally writes the program binary (PTX on NVIDIA). With NVIDIA's
  * `-cl-nv-verbose` the log holds each kernel's register count and spills, which is how the
@@ -44,22 +44,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "clnorm-kernel-log: %s: %s\n", clnorm_status_string(st), clnorm_context_last_error(NULL));
         return 1;
     }
-    char common[4096];
-    if ((size_t)snprintf(common, sizeof common, "%s/common.cl", argv[1]) >= sizeof common) {
+    /* as the library assembles a program: the argument structs, the helpers, the kernel */
+    char args[4096], common[4096];
+    if ((size_t)snprintf(args, sizeof args, "%s/kernel_args.h", argv[1]) >= sizeof args ||
+        (size_t)snprintf(common, sizeof common, "%s/common.cl", argv[1]) >= sizeof common) {
         fprintf(stderr, "clnorm-kernel-log: CL_DIR is too long (%zu characters)\n", strlen(argv[1]));
         return 2;
     }
-    size_t len[2] = {0, 0};
-    char *src[2] = {slurp(common, &len[0]), slurp(argv[2], &len[1])};
+    size_t len[3] = {0, 0, 0};
+    char *src[3] = {slurp(args, &len[0]), slurp(common, &len[1]), slurp(argv[2], &len[2])};
     cl_int err = CL_SUCCESS;
     cl_context ctx = NULL;
     cl_program prog = NULL;
     int rc = 1;
-    if (!src[0] || !src[1])
+    if (!src[0] || !src[1] || !src[2])
         goto out;
     ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     if (err == CL_SUCCESS)
-        prog = clCreateProgramWithSource(ctx, 2, (const char **)src, len, &err);
+        prog = clCreateProgramWithSource(ctx, 3, (const char **)src, len, &err);
     if (err != CL_SUCCESS) {
         fprintf(stderr, "clnorm-kernel-log: %s\n", clnorm_status_string(err));
         goto out;
@@ -98,5 +100,6 @@ out:
         clReleaseContext(ctx);
     free(src[0]);
     free(src[1]);
+    free(src[2]);
     return rc;
 }

@@ -213,20 +213,21 @@ inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global 
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void clnorm_backward(const ulong rows, const ulong cols, const uint flags,
-                     const __global STORAGE(T_DY) *dy, const ulong dy_off, const ulong dy_ld,
-                     const __global STORAGE(T_X) *x, const ulong x_off, const ulong x_ld,
-                     const __global STORAGE(T_W) *w, const ulong w_off,
-                     const __global float *mean, const ulong mean_off,
-                     const __global float *rstd, const ulong rstd_off,
-                     const __global STORAGE(T_DR) *dr, const ulong dr_off, const ulong dr_ld,
-                     __global STORAGE(T_DX) *dx, const ulong dx_off, const ulong dx_ld,
-                     __global float *part
+void clnorm_backward(const ulong16 args, const __global STORAGE(T_DY) *dy, const __global STORAGE(T_X) *x,
+                     const __global STORAGE(T_W) *w, const __global float *mean, const __global float *rstd,
+                     const __global STORAGE(T_DR) *dr, __global STORAGE(T_DX) *dx, __global float *part
 #ifdef LOCAL_ROW
                      , __local float *lrow
 #endif
                      )
 {
+    /* the by-value arguments (one vector: cl/kernel_args.h) under their own names */
+    const ulong rows = KARG(args, BA_ROWS), cols = KARG(args, BA_COLS), dy_off = KARG(args, BA_DY_OFF),
+                dy_ld = KARG(args, BA_DY_LD), x_off = KARG(args, BA_X_OFF), x_ld = KARG(args, BA_X_LD),
+                w_off = KARG(args, BA_W_OFF), mean_off = KARG(args, BA_MEAN_OFF), rstd_off = KARG(args, BA_RSTD_OFF),
+                dr_off = KARG(args, BA_DR_OFF), dr_ld = KARG(args, BA_DR_LD), dx_off = KARG(args, BA_DX_OFF),
+                dx_ld = KARG(args, BA_DX_LD);
+    const uint flags = (uint)KARG(args, BA_FLAGS);
     /* one buffer: taking two in turn (as the forward does, without the closing barrier) gained
      * nothing on the H200 and coincided with fp32 backward_res at cols 4096 taking 10 % longer */
     __local sums_t red[RED_SIZE];

@@ -99,18 +99,21 @@ inline float2 row_chan(float2 v, float n, __local float2 *cr)
 #define FWD_RSTD 8u
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void clnorm_forward(const ulong rows, const ulong cols, const float eps, const uint flags,
-                    const __global STORAGE(T_X) *x, const ulong x_off, const ulong x_ld,
-                    const __global STORAGE(T_W) *w, const ulong w_off,
-                    const __global STORAGE(T_B) *b, const ulong b_off,
-                    __global STORAGE(T_Y) *y, const ulong y_off, const ulong y_ld,
-                    __global float *mean, const ulong mean_off,
-                    __global float *rstd, const ulong rstd_off
+void clnorm_forward(const ulong16 args, const __global STORAGE(T_X) *x, const __global STORAGE(T_W) *w,
+                    const __global STORAGE(T_B) *b, __global STORAGE(T_Y) *y, __global float *mean,
+                    __global float *rstd
 #ifdef LOCAL_ROW
                     , __local float *lrow
 #endif
                     )
 {
+    /* the by-value arguments (one vector: cl/kernel_args.h) under their own names */
+    const ulong rows = KARG(args, FA_ROWS), cols = KARG(args, FA_COLS), x_off = KARG(args, FA_X_OFF),
+                x_ld = KARG(args, FA_X_LD), w_off = KARG(args, FA_W_OFF), b_off = KARG(args, FA_B_OFF),
+                y_off = KARG(args, FA_Y_OFF), y_ld = KARG(args, FA_Y_LD), mean_off = KARG(args, FA_MEAN_OFF),
+                rstd_off = KARG(args, FA_RSTD_OFF);
+    const float eps = as_float((uint)KARG(args, FA_EPS_FLAGS));
+    const uint flags = (uint)(KARG(args, FA_EPS_FLAGS) >> 32);
 #ifdef FWD_CHAN
     __local float2 chan_red[WG];
 #else

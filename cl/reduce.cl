@@ -23,11 +23,13 @@
 
 /* rows p*pstride (p < nparts) of the dweight area; the dbias area starts at row dbias_row */
 __kernel __attribute__((reqd_work_group_size(RC * RL, 1, 1)))
-void clnorm_reduce(const ulong cols, const ulong nparts, const ulong pstride, const ulong dbias_row,
-                   const uint flags, const __global float *part,
-                   __global STORAGE(T_DW) *dw, const ulong dw_off,
-                   __global STORAGE(T_DB) *db, const ulong db_off)
+void clnorm_reduce(const ulong8 args, const __global float *part, __global STORAGE(T_DW) *dw,
+                   __global STORAGE(T_DB) *db)
 {
+    /* the by-value arguments (one vector: cl/kernel_args.h) under their own names */
+    const ulong cols = KARG(args, RA_COLS), nparts = KARG(args, RA_NPARTS), pstride = KARG(args, RA_PSTRIDE),
+                dbias_row = KARG(args, RA_DBIAS_ROW), dw_off = KARG(args, RA_DW_OFF), db_off = KARG(args, RA_DB_OFF);
+    const uint flags = (uint)KARG(args, RA_FLAGS);
     __local float2 red[RL][RC];
     const uint lid = get_local_id(0), lc = lid % RC, ll = lid / RC;
     const ulong c = (ulong)get_group_id(0) * RC + lc;

@@ -7,9 +7,14 @@
  *   - functions are prefixed `clnorm_`, macros and enum values `CLNORM_`;
  *   - every size, offset and stride is counted in elements (`size_t`); device index math is 64-bit;
  *   - optional arguments are pointers, NULL meaning "absent";
- *   - each operation only enqueues on the context's queue and never blocks;
+ *   - each operation only enqueues on the context's queue and never blocks (one exception: on
+ *     PoCL with an x86 CPU that has AVX512_BF16, the first call with a bf16 tensor on that device
+ *     builds and runs a one-item probe kernel on a private queue and waits for it, once per
+ *     process);
  *   - on any error nothing is enqueued, no output is touched, and clnorm_context_last_error()
- *     explains the failure in one line (the compiler log follows for build failures).
+ *     explains the failure in one line (the compiler log follows for build failures). One
+ *     exception, in clnorm_layer_norm_backward() with dweight/dbias: if the driver refuses the
+ *     second of its two kernels after accepting the first, dx is written (see there).
  *
  * **Thread safety**: every function may be called from several threads at once, on one context or
  * on several — except clnorm_context_release(), which must not run while anything else uses that
@@ -25,14 +30,16 @@
  *   - `CLNORM_DEVICE`: the device spec clnorm_context_create() and clnorm_select_device() use when
  *     their spec is NULL (forms: see clnorm_context_create()); unset or empty: the default policy.
  *   - `CLNORM_BUILD_OPTIONS`: appended to the OpenCL compiler options of every program a context
- *     builds (read when the context is created; at most 1024 characters, longer fails
- *     clnorm_context_create() with CLNORM_INVALID_ENVIRONMENT).
+ *     builds, not to the bf16 probe's above (which checks the device's instruction on its own);
+ *     read when the context is created; at most 1024 characters, longer fails
+ *     clnorm_context_create() with CLNORM_INVALID_ENVIRONMENT.
  *   - `CLNORM_BUILD_LOG`: a developer's switch: when set (not `0`), each successful program build
  *     writes its options and the compiler's log to stderr (with `-cl-nv-verbose` in
  *     `CLNORM_BUILD_OPTIONS`, NVIDIA's register counts of every variant built).
- *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`: use that row of the launch-parameter table whatever
- *     the device is (how CI runs the GPU kernel shapes on a CPU); any other value is ignored. Read
- *     when a context is created.
+ *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`: use the generic (vendor-less) GPU or CPU row of the
+ *     launch-parameter table whatever the device is (how CI runs the GPU kernel shapes on a CPU;
+ *     on an NVIDIA GPU `gpu` so drops the NVIDIA row: no warp shuffles, no bf16 rounding
+ *     instruction, none of its rules); any other value is ignored. Read when a context is created.
  *   - `CLNORM_TUNE`: overrides of the launch-parameter table for contexts created while it is set,
  *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
  *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), `cvt` (NVIDIA sm_80+ bf16 rounding
@@ -85,7 +92,8 @@
  *     calls holds x and dy as stored, 0 or 1), `fwd_raw16` (the same for the forward's x, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
  *     `bwd_tpr_max` up to this where the row then fits the register cache; 0 or a power of two up
  *     to 1024), `bwd_tpr_max16` (cap on items per row of all-16-bit calls with dweight/dbias, over
- *     both; 0 = none), `bwd_ncache_dx` (register cache depth of calls without dweight/dbias, 0 =
+ *     both; 0 = none, which also turns `bwd_dx16_cols` off: that rule takes its items per row from
+ *     this key), `bwd_ncache_dx` (register cache depth of calls without dweight/dbias, 0 =
  *     `bwd_ncache`), `bwd_pipe` (each item issues its next row block's loads before this block's sums and dx: 0
  *     never, 1 in all-16-bit calls with dweight/dbias, 2 always), `bwd_dr_early` (the residual
  *     gradient is loaded with x and dy where its share of the register cache is at most this many
@@ -184,6 +192,10 @@
  *     row's sums, all of `dx`; dweight and dbias do not use the weight.
  *   - eps = 0 with a constant row: var = 0, rstd = +Inf, and that row's `y` and `dx` are NaN
  *     (0 * Inf); the mean is exact.
+ *   - Rows whose deviations from their mean are so large that the fp32 sum of their squares
+ *     overflows (|x - mean| beyond ~1.8e19 / sqrt(cols)) get var = +Inf, rstd = 0 and `y` equal
+ *     to the bias (0 without one), without a NaN to flag it; the row is not rescaled first (that
+ *     would cost a pass over it). Such a row's backward is 0 (plus dresidual).
  *   - Subnormal inputs are accepted; devices that flush them to zero give results consistent with
  *     zeros (finite).
  *   - Stores to BF16/F16 round to nearest even; values beyond the type's range become +-Inf, NaN
@@ -245,7 +257,7 @@ extern "C" {
     X(CLNORM_BUILD_FAILED, -10011, "an OpenCL program failed to build")                              \
     X(CLNORM_OUT_OF_HOST_MEMORY, -10012, "host memory allocation failed")                            \
     X(CLNORM_INVALID_BUFFER, -10013, "a cl_mem is not a buffer of the context's cl_context")         \
-    X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs")             \
+    X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs (reserved)")  \
     X(CLNORM_INVALID_ENVIRONMENT, -10015, "an environment variable read by clnorm has an invalid value")
 
 /** The result of every call that can fail: #CLNORM_SUCCESS (0), a negative OpenCL error code
@@ -342,7 +354,7 @@ CLNORM_API clnorm_status clnorm_context_create(const char *device_spec, clnorm_c
  * @param[out] platform receives the platform (may be NULL).
  * @param[out] device receives the device (may be NULL).
  * @return #CLNORM_SUCCESS, or #CLNORM_DEVICE_NOT_FOUND with the list of devices in
- *         clnorm_context_last_error(NULL). */
+ *         clnorm_context_last_error(NULL), or #CLNORM_OUT_OF_HOST_MEMORY. */
 CLNORM_API clnorm_status clnorm_select_device(const char *device_spec, cl_platform_id *platform, cl_device_id *device);
 
 /** Creates a context on the caller's queue (and its cl_context and device).
@@ -402,7 +414,10 @@ CLNORM_API const char *clnorm_context_last_error(const clnorm_context *ctx);
  * @{ */
 
 /** LayerNorm forward: `y = (x - mean) * rstd * weight + bias` per row, with `rstd = 1/sqrt(var +
- * eps)`, var the biased variance (divided by cols), computed in two passes in fp32.
+ * eps)`, var the biased variance (divided by cols), computed in fp32 as a sum of squared
+ * deviations from the mean (two passes over the row; a row too long for the register cache may
+ * instead be taken in chunks, each two-pass, merged by Chan's formula: see
+ * clnorm_launch_info::one_read_stats). Never E[x^2] - E[x]^2.
  * @param ctx the context (required).
  * @param rows rows of x and y; 0 enqueues only a marker.
  * @param cols elements per row, >= 1.
@@ -573,7 +588,7 @@ typedef struct clnorm_launch_info {
  * @param dtype storage type of the tensors.
  * @param[out] info receives the shape.
  * @return #CLNORM_SUCCESS, #CLNORM_NULL_ARGUMENT (ctx or info NULL), #CLNORM_INVALID_DTYPE, or
- *         #CLNORM_INVALID_SHAPE (cols 0, or rows x cols elements do not fit size_t). */
+ *         #CLNORM_INVALID_SHAPE (cols 0, or the bytes of rows x cols elements do not fit size_t). */
 CLNORM_API clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t rows, size_t cols,
     clnorm_dtype dtype, clnorm_launch_info *info);
 /** clnorm_launch_plan()'s backward argument for a backward call without dweight and dbias. */

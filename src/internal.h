@@ -247,21 +247,19 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
 /* ---- programs.c: build once per (kernel, options), cache per context ------------------------ */
 typedef enum clnorm_kernel_id { CLNORM_K_FORWARD, CLNORM_K_BACKWARD, CLNORM_K_REDUCE, CLNORM_K_COUNT } clnorm_kernel_id;
 
-/* Most arguments any kernel takes (forward 18, backward 20, reduce 11). */
-#define CLNORM_MAX_KERNEL_ARGS 24
-
 typedef struct clnorm_program_entry {
     clnorm_kernel_id id;
     char *options;
     cl_program program;
     cl_kernel kernel;
-    /* The value each by-value argument (scalars, sizes of local buffers) was last set to, so that a
-     * repeated call sets only what changed: PoCL allocates and frees per clSetKernelArg, drivers take
-     * ~0.1 µs each. arg_size 0: unknown (never set, or a buffer: buffers are set on every call, as a
-     * released buffer's handle may come back for a new one). */
-    uint64_t arg_value[CLNORM_MAX_KERNEL_ARGS];
-    size_t arg_size[CLNORM_MAX_KERNEL_ARGS]; /* (local buffers: their bytes, often >= 256) */
-    bool arg_local[CLNORM_MAX_KERNEL_ARGS];
+    /* What the kernel's by-value arguments were last set to, so that a repeated call sets only what
+     * changed (PoCL allocates and frees per clSetKernelArg): the vector of scalars
+     * (cl/kernel_args.h; args_size 0: unknown) and the size of its local buffer, if it takes one
+     * (0: unknown). Buffers are set on every call: a released buffer's handle may come back for a
+     * new one. */
+    unsigned char args[128];
+    size_t args_size;
+    size_t local_bytes;
 } clnorm_program_entry;
 
 /* Index of the entry for (id, options) in ctx->programs, building the program on first use. Call
@@ -335,9 +333,9 @@ clnorm_status clnorm__check_overlaps(const clnorm_context *ctx, const clnorm_vie
 clnorm_status clnorm__select(const char *spec, cl_platform_id *platform, cl_device_id *device);
 
 /* ---- embedded kernels (generated) --------------------------------------------------------- */
-extern const unsigned char clnorm_cl_common[], clnorm_cl_forward[], clnorm_cl_backward[], clnorm_cl_reduce[],
+extern const unsigned char clnorm_cl_kernel_args[], clnorm_cl_common[], clnorm_cl_forward[], clnorm_cl_backward[], clnorm_cl_reduce[],
     clnorm_cl_probe[];
-extern const size_t clnorm_cl_common_len, clnorm_cl_forward_len, clnorm_cl_backward_len, clnorm_cl_reduce_len,
+extern const size_t clnorm_cl_kernel_args_len, clnorm_cl_common_len, clnorm_cl_forward_len, clnorm_cl_backward_len, clnorm_cl_reduce_len,
     clnorm_cl_probe_len;
 
 /* ---- probe.c: device paths checked by running them once ----------------------------------- */

@@ -1,10 +1,14 @@
 /* clnorm — the two operations. Each call: validate everything, pick the variant and launch shape,
  * then (under the context's lock) get or build the program, set arguments and enqueue. */
 #include "internal.h"
+#include "kernel_args.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One slot of a kernel's argument vector (cl/kernel_args.h). */
+#define SLOT(v, i) ((v).s[KARG_INDEX(i)])
 
 /* Forward and backward flags; the kernels define the same bits. */
 enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
@@ -21,62 +25,45 @@ typedef struct {
 /* Sets argument a->next, always (buffers: see clnorm_program_entry). */
 static void arg(arg_list *a, size_t size, const void *value)
 {
-    if (a->err == CL_SUCCESS) {
+    if (a->err == CL_SUCCESS)
         a->err = clSetKernelArg(a->k, a->next, size, value);
-        if (a->next < CLNORM_MAX_KERNEL_ARGS)
-            a->e->arg_size[a->next] = 0;
-    }
     a->next++;
 }
-/* A by-value argument of size <= 8 (local: a local buffer of that many bytes, value NULL), set only
- * when it differs from what the kernel holds. (The size was once kept in a byte, so local buffers
- * of 256 bytes and more never matched and were set on every call.) */
-static void arg_cached(arg_list *a, size_t size, const void *value, bool local, uint64_t v)
+/* The kernel's vector of by-value arguments (cl/kernel_args.h), set only when its bytes differ
+ * from what the kernel holds. Callers zero the vector first, so unused slots never differ. */
+static void arg_vector(arg_list *a, const void *args, size_t size)
 {
-    const cl_uint i = a->next;
     clnorm_program_entry *e = a->e;
-    if (a->err != CL_SUCCESS || i >= CLNORM_MAX_KERNEL_ARGS) {
-        arg(a, size, value);
+    const cl_uint i = a->next++;
+    if (a->err != CL_SUCCESS)
         return;
+    if (size <= sizeof e->args && e->args_size == size && memcmp(e->args, args, size) == 0)
+        return;
+    a->err = clSetKernelArg(a->k, i, size, args);
+    e->args_size = 0;
+    if (a->err == CL_SUCCESS && size <= sizeof e->args) {
+        memcpy(e->args, args, size);
+        e->args_size = size;
     }
-    a->next++;
-    if (e->arg_size[i] == size && e->arg_local[i] == local && e->arg_value[i] == v)
+}
+/* A local buffer of that many bytes, set only when the size differs from the kernel's. */
+static void arg_local_bytes(arg_list *a, size_t bytes)
+{
+    clnorm_program_entry *e = a->e;
+    const cl_uint i = a->next++;
+    if (a->err != CL_SUCCESS || e->local_bytes == bytes)
         return;
-    a->err = clSetKernelArg(a->k, i, size, value);
-    e->arg_size[i] = a->err == CL_SUCCESS ? size : 0;
-    e->arg_local[i] = local;
-    e->arg_value[i] = v;
+    a->err = clSetKernelArg(a->k, i, bytes, NULL);
+    e->local_bytes = a->err == CL_SUCCESS ? bytes : 0;
 }
-static void arg_u64(arg_list *a, size_t v)
-{
-    cl_ulong u = v;
-    arg_cached(a, sizeof u, &u, false, u);
-}
-static void arg_u32(arg_list *a, unsigned v)
-{
-    cl_uint u = v;
-    arg_cached(a, sizeof u, &u, false, u);
-}
-static void arg_f32(arg_list *a, float v)
-{
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    arg_cached(a, sizeof v, &v, false, bits);
-}
-static void arg_local_bytes(arg_list *a, size_t bytes) { arg_cached(a, bytes, NULL, true, bytes); }
 static void arg_mem(arg_list *a, const clnorm_view *v)
 {
     cl_mem m = v->present ? v->mem : NULL; /* NULL buffer arguments are allowed by OpenCL */
     arg(a, sizeof m, &m);
 }
-/* A matrix or vector argument: buffer, offset, (row stride). */
-static void arg_view(arg_list *a, const clnorm_view *v, bool matrix)
-{
-    arg_mem(a, v);
-    arg_u64(a, v->present ? v->offset : 0);
-    if (matrix)
-        arg_u64(a, v->present ? v->stride : 0);
-}
+/* A view's offset (0 when absent) and row stride, as the kernels take them. */
+static cl_ulong off_of(const clnorm_view *v) { return v->present ? v->offset : 0; }
+static cl_ulong ld_of(const clnorm_view *v) { return v->present ? v->stride : 0; }
 
 /* The entry of the variant with this key, building its options (build(ctx, opt_arg, buffer)) and
  * the program only the first time the context sees the key. Lock held. */
@@ -336,16 +323,28 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     if (st == CLNORM_SUCCESS) {
         a.e = &ctx->programs[pi];
         a.k = a.e->kernel;
-        arg_u64(&a, rows);
-        arg_u64(&a, cols);
-        arg_f32(&a, eps);
-        arg_u32(&a, flags);
-        arg_view(&a, &vx, true);
-        arg_view(&a, &vw, false);
-        arg_view(&a, &vb, false);
-        arg_view(&a, &vy, true);
-        arg_view(&a, &vm, false);
-        arg_view(&a, &vr, false);
+        cl_ulong16 fa;
+        memset(&fa, 0, sizeof fa);
+        uint32_t eps_bits;
+        memcpy(&eps_bits, &eps, sizeof eps_bits);
+        SLOT(fa, FA_ROWS) = rows;
+        SLOT(fa, FA_COLS) = cols;
+        SLOT(fa, FA_X_OFF) = off_of(&vx);
+        SLOT(fa, FA_X_LD) = ld_of(&vx);
+        SLOT(fa, FA_W_OFF) = off_of(&vw);
+        SLOT(fa, FA_B_OFF) = off_of(&vb);
+        SLOT(fa, FA_Y_OFF) = off_of(&vy);
+        SLOT(fa, FA_Y_LD) = ld_of(&vy);
+        SLOT(fa, FA_MEAN_OFF) = off_of(&vm);
+        SLOT(fa, FA_RSTD_OFF) = off_of(&vr);
+        SLOT(fa, FA_EPS_FLAGS) = (cl_ulong)flags << 32 | eps_bits;
+        arg_vector(&a, &fa, sizeof fa);
+        arg_mem(&a, &vx);
+        arg_mem(&a, &vw);
+        arg_mem(&a, &vb);
+        arg_mem(&a, &vy);
+        arg_mem(&a, &vm);
+        arg_mem(&a, &vr);
         if (L.local_row) /* weight, bias and the item's rows in fp32 */
             arg_local_bytes(&a, (2 + (size_t)L.rpi) * cols * sizeof(float));
         if (a.err != CL_SUCCESS)
@@ -449,14 +448,19 @@ static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsign
     /* partial rows to add: one per work-group, each at its slot 0's row, then the dbias rows; the
      * column sweep's one row of each */
     const bool one = L && L->colsweep;
-    arg_u64(a, cols);
-    arg_u64(a, one ? 1 : L ? L->groups : 0);
-    arg_u64(a, one ? 1 : L ? L->rpw : 1);
-    arg_u64(a, one ? 1 : L ? L->groups * L->rpw : 0);
-    arg_u32(a, flags);
+    cl_ulong8 ra;
+    memset(&ra, 0, sizeof ra);
+    SLOT(ra, RA_COLS) = cols;
+    SLOT(ra, RA_NPARTS) = one ? 1 : L ? L->groups : 0;
+    SLOT(ra, RA_PSTRIDE) = one ? 1 : L ? L->rpw : 1;
+    SLOT(ra, RA_DBIAS_ROW) = one ? 1 : L ? L->groups * L->rpw : 0;
+    SLOT(ra, RA_DW_OFF) = off_of(dw);
+    SLOT(ra, RA_DB_OFF) = off_of(db);
+    SLOT(ra, RA_FLAGS) = flags;
+    arg_vector(a, &ra, sizeof ra);
     arg(a, sizeof part, &part);
-    arg_view(a, dw, false);
-    arg_view(a, db, false);
+    arg_mem(a, dw);
+    arg_mem(a, db);
 }
 
 clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_t cols,
@@ -563,16 +567,30 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
             r.k = r.e->kernel;
         }
         cl_mem part = partials ? ctx->workspace : NULL;
-        arg_u64(&a, rows);
-        arg_u64(&a, cols);
-        arg_u32(&a, flags);
-        arg_view(&a, &vdy, true);
-        arg_view(&a, &vx, true);
-        arg_view(&a, &vw, false);
-        arg_view(&a, &vm, false);
-        arg_view(&a, &vr, false);
-        arg_view(&a, &vdr, true);
-        arg_view(&a, &vdx, true);
+        cl_ulong16 ba;
+        memset(&ba, 0, sizeof ba);
+        SLOT(ba, BA_ROWS) = rows;
+        SLOT(ba, BA_COLS) = cols;
+        SLOT(ba, BA_DY_OFF) = off_of(&vdy);
+        SLOT(ba, BA_DY_LD) = ld_of(&vdy);
+        SLOT(ba, BA_X_OFF) = off_of(&vx);
+        SLOT(ba, BA_X_LD) = ld_of(&vx);
+        SLOT(ba, BA_W_OFF) = off_of(&vw);
+        SLOT(ba, BA_MEAN_OFF) = off_of(&vm);
+        SLOT(ba, BA_RSTD_OFF) = off_of(&vr);
+        SLOT(ba, BA_DR_OFF) = off_of(&vdr);
+        SLOT(ba, BA_DR_LD) = ld_of(&vdr);
+        SLOT(ba, BA_DX_OFF) = off_of(&vdx);
+        SLOT(ba, BA_DX_LD) = ld_of(&vdx);
+        SLOT(ba, BA_FLAGS) = flags;
+        arg_vector(&a, &ba, sizeof ba);
+        arg_mem(&a, &vdy);
+        arg_mem(&a, &vx);
+        arg_mem(&a, &vw);
+        arg_mem(&a, &vm);
+        arg_mem(&a, &vr);
+        arg_mem(&a, &vdr);
+        arg_mem(&a, &vdx);
         arg(&a, sizeof part, &part);
         if (L.local_row) /* x-hat and g of the item's rows, then the weight, in fp32 */
             arg_local_bytes(&a, (2 * (size_t)L.rpi + (L.local_w ? 1 : 0)) * cols * sizeof(float));

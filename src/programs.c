@@ -50,10 +50,12 @@ static void log_build(const clnorm_context *ctx, clnorm_kernel_id id, const char
 
 static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char *options, clnorm_program_entry *e)
 {
-    const char *src[2] = {(const char *)clnorm_cl_common, (const char *)kernels[id].source};
-    const size_t len[2] = {clnorm_cl_common_len, *kernels[id].length};
+    /* the argument structs (shared with the host), the helpers, the kernel */
+    const char *src[3] = {(const char *)clnorm_cl_kernel_args, (const char *)clnorm_cl_common,
+                          (const char *)kernels[id].source};
+    const size_t len[3] = {clnorm_cl_kernel_args_len, clnorm_cl_common_len, *kernels[id].length};
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(ctx->cl_ctx, 2, src, len, &err);
+    cl_program prog = clCreateProgramWithSource(ctx->cl_ctx, 3, src, len, &err);
     if (err != CL_SUCCESS)
         return clnorm__fail(ctx, err, "clCreateProgramWithSource failed: %s", clnorm_status_string(err));
     /* PoCL's CPU device on x86 without AVX-512 warns about every inline function that takes or

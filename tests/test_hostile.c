@@ -1,6 +1,6 @@
 /* Hostile values: NaN and Inf propagate as IEEE arithmetic says and stay where the math puts them
  * (a NaN in one row never reaches another row, nor dweight/dbias columns it does not feed);
- * eps = 0 with a constant row; subnormal inputs; BF16/F16 overflow on store gives Inf.
+ * eps = 0 with a constant row; a row whose sum of squares overflows; subnormal inputs; BF16/F16 overflow on store gives Inf.
  * Each case runs a clean call and a hostile call on the same inputs otherwise, and compares the
  * two bit for bit wherever the hostile value cannot reach. The behaviour is documented in
  * include/clnorm.h ("Special values"). */
@@ -219,6 +219,36 @@ START_TEST(eps0_constant_row)
 }
 END_TEST
 
+START_TEST(sum_of_squares_overflow_row)
+{
+    run *clean = clean_run(16), *h = xcalloc(1, sizeof *h);
+    fill(h, 16);
+    const int bad = 5;
+    /* +-1e19: each squared deviation (1e38 and more) is finite, their fp32 sum is not */
+    for (int c = 0; c < COLS; ++c)
+        h->x[bad * COLS + c] = c % 2 ? -1e19f : 1e19f;
+    execute(h, 1e-5f);
+    /* var = +Inf: rstd = 0, xhat = 0, so y is the bias and dx is the residual gradient, exactly */
+    ck_assert_msg(h->rstd[bad] == 0.0f, "rstd %g", (double)h->rstd[bad]);
+    ck_assert_msg(isfinite(h->mean[bad]) && fabsf(h->mean[bad]) <= 1e19f, "mean %g", (double)h->mean[bad]);
+    for (int c = 0; c < COLS; ++c) {
+        const int i = bad * COLS + c;
+        ck_assert_msg(same_bits(h->y[i], h->b[c]), "y[%d, %d] = %.9g, bias %.9g", bad, c, (double)h->y[i], (double)h->b[c]);
+        ck_assert_msg(same_bits(h->dx[i], h->dres[i]), "dx[%d, %d] = %.9g, dresidual %.9g", bad, c, (double)h->dx[i],
+                      (double)h->dres[i]);
+        ck_assert_msg(isfinite(h->dw[c]), "dweight[%d] = %g", c, (double)h->dw[c]);
+    }
+    for (int r = 0; r < ROWS; ++r)
+        if (r != bad) {
+            expect_row("y", h->y, clean->y, r, 0);
+            expect_row("dx", h->dx, clean->dx, r, 0);
+        }
+    expect_vec("dbias", h->db, clean->db, COLS, -1); /* sum of dy: untouched by x */
+    free(clean);
+    free(h);
+}
+END_TEST
+
 START_TEST(subnormal_inputs)
 {
     run *h = xcalloc(1, sizeof *h);
@@ -413,6 +443,7 @@ int main(void)
     tcase_add_test(tc, nan_in_weight_stays_in_its_column_forward);
     tcase_add_test(tc, bf16_nan_payloads_stay_quiet_nans);
     tcase_add_test(tc, eps0_constant_row);
+    tcase_add_test(tc, sum_of_squares_overflow_row);
     tcase_add_test(tc, subnormal_inputs);
     tcase_add_test(tc, f16_overflow_is_inf);
     tcase_add_test(tc, bf16_overflow_is_inf);

@@ -23,7 +23,7 @@ from ._core import (
     select_device,
 )
 
-__version__ = "0.11.0"
+__version__ = "0.11.1"
 
 __all__ = [
     "BackwardResult",
