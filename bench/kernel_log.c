@@ -44,7 +44,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "clnorm-kernel-log: %s: %s\n", clnorm_status_string(st), clnorm_context_last_error(NULL));
         return 1;
     }
-    /* as the library assembles a program: the argument structs, the helpers, the kernel */
+    /* as the library assembles a program: the argument slots' names, the helpers, the kernel */
     char args[4096], common[4096];
     if ((size_t)snprintf(args, sizeof args, "%s/kernel_args.h", argv[1]) >= sizeof args ||
         (size_t)snprintf(common, sizeof common, "%s/common.cl", argv[1]) >= sizeof common) {

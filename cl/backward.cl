@@ -1,5 +1,5 @@
 /* clnorm — LayerNorm backward: dx (with the fused residual gradient) and the per-slot fp32 partial
- * sums of dweight/dbias. Needs common.cl before it.
+ * sums of dweight/dbias. Needs kernel_args.h and common.cl before it.
  *
  * A persistent grid: work-group g handles the row blocks g, g + G, g + 2G, ... (G work-groups,
  * RPW*RPI rows a block: RPW row slots of TPR items, each item taking RPI rows at once). The

@@ -1,4 +1,4 @@
-/* clnorm — LayerNorm forward. Needs common.cl before it.
+/* clnorm — LayerNorm forward. Needs kernel_args.h and common.cl before it.
  *
  * RPW row slots of TPR work-items each per work-group; a work-group takes blocks of RPW rows.
  * Pass 1: mean, summing (x - x[0]) so that a large common offset (mean 1e4, std 1) does not eat

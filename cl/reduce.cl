@@ -4,7 +4,7 @@
  * l, l + RL, l + 2RL, ... in order, then lane 0 adds the RL lane sums in order.
  * The order is fixed, so the result is bitwise the same from run to run. P == 0 (rows == 0)
  * writes zeros. PERM_VEC: the partial rows are stored in permuted-lane order (common.cl, LANE_PERM)
- * in vectors of PERM_VEC. Needs common.cl. */
+ * in vectors of PERM_VEC. Needs kernel_args.h and common.cl before it. */
 #ifndef T_DW
 #define T_DW f32
 #endif

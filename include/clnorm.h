@@ -172,7 +172,15 @@
  *     `bwd_ncache_dx` nor `bwd_nacc` vectors per item holding it: this many items per row
  *     instead, at most the device's limit and the row's vectors rounded up to a power of two,
  *     in whichever regime then holds the row; 0 = the derived count, else a power of two up to
- *     1024); and `fwd_chan` / `fwd_chan16` (forward calls whose widest element is 4 bytes /
+ *     1024); `bwd_short16_cols` (all-16-bit calls with dweight/dbias of at most this many
+ *     columns, 0 = never; without a residual gradient only where the columns are a power of two)
+ *     with `bwd_short16_vec_bytes` (their vectors' bytes without a residual gradient, at most
+ *     `vec_bytes`; 0 = `vec_bytes`, else a power of two up to 64),
+ *     `bwd_short16_groups` (their persistent groups per compute unit, counted as `bwd_groups16`
+ *     is, instead of it; 0 = `bwd_groups16`), `bwd_short16_target_res` (vectors per item with a
+ *     residual gradient instead of `bwd_target16`; 0 = `bwd_target16`) and
+ *     `bwd_short16_groups_res` (their groups instead of `bwd_groups16_res`; 0 = that), each up to
+ *     64; and `fwd_chan` / `fwd_chan16` (forward calls whose widest element is 4 bytes /
  *     all-16-bit calls whose row streams, in a power-of-two number of items per row that each
  *     hold the same number of vectors: the mean and the variance from one read of the row, in
  *     chunks of at most this many vectors, the largest power of two that divides an item's

@@ -63,7 +63,8 @@ static const clnorm_device_params table[] = {
              .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
-             .balance_rounds = 32, .stream_tpr = 1024},
+             .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
+             .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -217,6 +218,11 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_balance_rounds", &p->fwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_balance_rounds", &p->bwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_stream_tpr", &p->bwd.stream_tpr, 0, 1024, true},
+        {"bwd_short16_cols", &p->bwd.short16_cols, 0, 1u << 30, false},
+        {"bwd_short16_vec_bytes", &p->bwd.short16_vec_bytes, 0, 64, true},
+        {"bwd_short16_groups", &p->bwd.short16_groups, 0, 64, false},
+        {"bwd_short16_target_res", &p->bwd.short16_target_res, 0, 64, false},
+        {"bwd_short16_groups_res", &p->bwd.short16_groups_res, 0, 64, false},
         {"fwd_chan", &p->fwd.chan, 0, 16, true},    {"fwd_chan16", &p->fwd.chan16, 0, 16, true},
     };
     const char *s = spec;
@@ -399,7 +405,16 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
 
     /* Vector width: the widest the table allows that divides cols and every offset and stride
      * (lowest set bit of their OR), so every vector access is naturally aligned. */
+    const clnorm_op_params *op = backward ? &P->bwd : &P->fwd;
+    /* all-16-bit backward calls with dweight/dbias on short rows (short16_cols): see below. Without
+     * a residual gradient only where cols is a power of two (bf16 on the H200, ms, rule off -> on:
+     * cols 32 0.302 -> 0.226, 64 0.248 -> 0.219, but 48 0.278 -> 0.289; with the residual gradient
+     * 32 0.427 -> 0.303, 48 0.348 -> 0.306, 64 0.321 -> 0.266) */
+    bool short16 = backward && partials && max_elem == 2 && op->short16_cols && cols <= op->short16_cols &&
+                   (has_dres || (cols & (cols - 1)) == 0);
     size_t vec = P->vec_bytes / max_elem;
+    if (short16 && !has_dres && op->short16_vec_bytes && op->short16_vec_bytes < P->vec_bytes)
+        vec = op->short16_vec_bytes / max_elem;
     if (vec > 16)
         vec = 16;
     if (ctx->info.base_align_bytes && vec * max_elem > ctx->info.base_align_bytes)
@@ -407,12 +422,16 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     if (vec < 1)
         vec = 1;
     size_t low = align_or & (~align_or + 1);
+    const size_t vec_asked = vec;
     while (vec > 1 && (low == 0 || low % vec != 0))
         vec /= 2;
     L.vec = (unsigned)vec;
+    /* (the short16 rule's items and groups were measured at its own vector width only: where the
+     * alignment takes a narrower one, the call gets the table's plan for that width) */
+    if (vec != vec_asked)
+        short16 = false;
 
     const size_t nv = cols / vec;
-    const clnorm_op_params *op = backward ? &P->bwd : &P->fwd;
     const size_t max_wg = prev_pow2(ctx->info.max_work_group < 1024 ? ctx->info.max_work_group : 1024);
     size_t tpr = op->tpr;
     unsigned fill_nc = 0; /* the register cache's depth the 16-bit fill rule chose (0: none) */
@@ -435,7 +454,10 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * elements fill every item's vectors: 0.73 -> 0.97 of the copy at 5120 on the H200), for the
          * backward a power of two (96 items per row at cols 768 gave 0.56 against 0.83 with 128);
          * at most tpr_max... */
-        const size_t target = max_elem == 2 ? op->target16 : op->target, want = (nv + target - 1) / target;
+        const size_t target = short16 && has_dres && op->short16_target_res ? op->short16_target_res
+                              : max_elem == 2                               ? op->target16
+                                                                            : op->target,
+                     want = (nv + target - 1) / target;
         tpr = want <= 32 || backward ? next_pow2(want) : (want + 31) / 32 * 32;
         const size_t want_tpr = tpr;
         /* (16-bit forward calls: tpr_max16 where set; bf16 on the H200 at cols 20480: 512 items x
@@ -748,6 +770,12 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     unsigned gpc = op->groups_per_cu;
     if (backward && partials && max_elem == 2 && L.ncache && (has_dres ? op->groups16_res : op->groups16))
         gpc = has_dres ? op->groups16_res : op->groups16;
+    /* ... and on the short rows of short16_cols, whose kernels (4-element vectors without a residual
+     * gradient, one 8-element vector per item with it) leave room for more (the H200, bf16 at cols
+     * 64, ms: table 0.247 -> 0.219 with 8-byte vectors in 3 groups; with the residual 0.315 ->
+     * 0.264, 1 vector per item in 2 groups) */
+    if (short16 && L.ncache && (has_dres ? op->short16_groups_res : op->short16_groups))
+        gpc = has_dres ? op->short16_groups_res : op->short16_groups;
     /* ... and groups_res in fp32-widest calls with dweight/dbias and a residual gradient whose row is
      * cached within ncache in groups of at most wg items (the H200, 4 -> 3, ms: cols 2048 0.588 ->
      * 0.514 (72 registers: 3 groups of 256 fit), 1024 0.520 -> 0.513, 256 and 768 equal; 4096's

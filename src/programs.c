@@ -50,7 +50,7 @@ static void log_build(const clnorm_context *ctx, clnorm_kernel_id id, const char
 
 static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char *options, clnorm_program_entry *e)
 {
-    /* the argument structs (shared with the host), the helpers, the kernel */
+    /* the argument slots' names (shared with the host), the helpers, the kernel */
     const char *src[3] = {(const char *)clnorm_cl_kernel_args, (const char *)clnorm_cl_common,
                           (const char *)kernels[id].source};
     const size_t len[3] = {clnorm_cl_kernel_args_len, clnorm_cl_common_len, *kernels[id].length};

@@ -1162,6 +1162,57 @@ START_TEST(plan_groups16_rule)
 }
 END_TEST
 
+/* short16_*: all-16-bit calls with dweight/dbias of at most short16_cols columns take narrower
+ * vectors and their own groups per compute unit (with a residual gradient: fewer vectors per item
+ * and their own groups); longer rows, fp32 calls and dx-only calls keep the table's plan */
+START_TEST(plan_short16_rule)
+{
+    if (!groups_of_at_least(1024, "plan_short16_rule"))
+        return;
+    const size_t cus = compute_units(test_context());
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_rpi16=1,bwd_rpi16_res=2,bwd_fill16=0,"
+                       "bwd_acc_groups=0,bwd_pipe=0,bwd_groups16=2,bwd_groups16_res=1";
+    clnorm_context *a = gpu_context_with_tune(base),
+                   *b = gpu_context_with_tune2(base, "bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_groups=3,"
+                                                     "bwd_short16_target_res=1,bwd_short16_groups_res=3");
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    /* (2^20 rows: enough row blocks for every grid below on any device of up to 1024 units) */
+#define plan_s(ctx, op, cols, dt) plan_at(ctx, op, (size_t)1 << 20, cols, dt)
+    /* bf16 at cols 64: 8 vectors of 8, 4 items x 2 (64 rows of 4 items a group, 2 groups of 256
+     * items per compute unit) -> 16 vectors of 4, 8 items x 2, 3 groups */
+    clnorm_launch_info La = plan_s(a, 1, 64, CLNORM_BF16), Lb = plan_s(b, 1, 64, CLNORM_BF16);
+    ck_assert(La.vector_width == 8 && La.items_per_row == 4 && La.register_cache == 2);
+    ck_assert_uint_eq(La.work_groups, 2 * cus);
+    ck_assert(Lb.vector_width == 4 && Lb.items_per_row == 8 && Lb.register_cache == 2);
+    ck_assert_uint_eq(Lb.work_groups, 3 * cus);
+    /* with the residual gradient: 8 items x 1 vector of 8, 3 groups instead of 1 */
+    La = plan_s(a, 1 | RES, 64, CLNORM_BF16);
+    Lb = plan_s(b, 1 | RES, 64, CLNORM_BF16);
+    ck_assert(La.vector_width == 8 && La.items_per_row == 4);
+    ck_assert_uint_eq(La.work_groups, cus);
+    ck_assert(Lb.vector_width == 8 && Lb.items_per_row == 8 && Lb.register_cache == 1);
+    ck_assert_uint_eq(Lb.work_groups, 3 * cus);
+    /* cols 32 too; 48 only with the residual gradient (a power of two without it); not: cols
+     * 128, fp32, dx-only calls */
+    ck_assert_uint_eq(plan_s(b, 1, 32, CLNORM_BF16).vector_width, 4);
+    ck_assert_uint_eq(plan_s(b, 1, 48, CLNORM_BF16).vector_width, 8);
+    ck_assert_uint_eq(plan_s(b, 1, 48, CLNORM_BF16).work_groups, plan_s(a, 1, 48, CLNORM_BF16).work_groups);
+    ck_assert_uint_eq(plan_s(b, 1 | RES, 48, CLNORM_BF16).work_groups, 3 * cus);
+    ck_assert_uint_eq(plan_s(b, 1, 128, CLNORM_BF16).vector_width, 8);
+    ck_assert_uint_eq(plan_s(b, 1, 128, CLNORM_BF16).work_groups, plan_s(a, 1, 128, CLNORM_BF16).work_groups);
+    ck_assert_uint_eq(plan_s(b, 1 | RES, 128, CLNORM_BF16).items_per_row, plan_s(a, 1 | RES, 128, CLNORM_BF16).items_per_row);
+    ck_assert_uint_eq(plan_s(b, 1, 64, CLNORM_F32).vector_width, plan_s(a, 1, 64, CLNORM_F32).vector_width);
+    ck_assert_uint_eq(plan_s(b, 1, 64, CLNORM_F32).work_groups, plan_s(a, 1, 64, CLNORM_F32).work_groups);
+    ck_assert_uint_eq(plan_s(b, DX, 64, CLNORM_BF16).vector_width, 8);
+    ck_assert_uint_eq(plan_s(b, DX, 64, CLNORM_BF16).work_groups, plan_s(a, DX, 64, CLNORM_BF16).work_groups);
+    ck_assert_uint_eq(plan_s(b, DX | RES, 64, CLNORM_BF16).items_per_row, plan_s(a, DX | RES, 64, CLNORM_BF16).items_per_row);
+    clnorm_context_release(a);
+    clnorm_context_release(b);
+}
+#undef plan_s
+END_TEST
+
 /* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
  * cached), by element width; a dx-only call whose row is not cached keeps the loop */
 START_TEST(plan_reread_batch_rule)
@@ -1353,6 +1404,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_stream_tpr_rule);
     tcase_add_test(tc, plan_chan_rule);
     tcase_add_test(tc, plan_groups16_rule);
+    tcase_add_test(tc, plan_short16_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);

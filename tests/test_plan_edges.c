@@ -40,8 +40,10 @@ START_TEST(bf16_plan_edges)
 {
     case_cfg c = case_basic(37, cols_list[_i % NCOLS], CLNORM_BF16, CLNORM_BF16, AFF_WB, LAY_DENSE,
                             0xabe0u + (uint64_t)_i);
-    c.residual = _i / (int)NCOLS ? RES_INPLACE : RES_NONE;
-    if (_i / (int)NCOLS)
+    /* forward; backward without and with (in place) a residual gradient */
+    const int pass = _i / (int)NCOLS;
+    c.residual = pass == 2 ? RES_INPLACE : RES_NONE;
+    if (pass)
         run_backward_case(test_context(), &c);
     else
         run_forward_case(test_context(), &c);
@@ -55,7 +57,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, forward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
     tcase_add_loop_test(tc, backward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
-    tcase_add_loop_test(tc, bf16_plan_edges, 0, 2 * (int)NCOLS);
+    tcase_add_loop_test(tc, bf16_plan_edges, 0, 3 * (int)NCOLS);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
