@@ -213,7 +213,7 @@ inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global 
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void clnorm_backward(const ulong16 args, const __global STORAGE(T_DY) *dy, const __global STORAGE(T_X) *x,
+void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global STORAGE(T_X) *x,
                      const __global STORAGE(T_W) *w, const __global float *mean, const __global float *rstd,
                      const __global STORAGE(T_DR) *dr, __global STORAGE(T_DX) *dx, __global float *part
 #ifdef LOCAL_ROW
@@ -221,7 +221,7 @@ void clnorm_backward(const ulong16 args, const __global STORAGE(T_DY) *dy, const
 #endif
                      )
 {
-    /* the by-value arguments (one vector: cl/kernel_args.h) under their own names */
+    /* the by-value arguments (cl/kernel_args.h's slots) under their own names */
     const ulong rows = KARG(args, BA_ROWS), cols = KARG(args, BA_COLS), dy_off = KARG(args, BA_DY_OFF),
                 dy_ld = KARG(args, BA_DY_LD), x_off = KARG(args, BA_X_OFF), x_ld = KARG(args, BA_X_LD),
                 w_off = KARG(args, BA_W_OFF), mean_off = KARG(args, BA_MEAN_OFF), rstd_off = KARG(args, BA_RSTD_OFF),

@@ -99,7 +99,7 @@ inline float2 row_chan(float2 v, float n, __local float2 *cr)
 #define FWD_RSTD 8u
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void clnorm_forward(const ulong16 args, const __global STORAGE(T_X) *x, const __global STORAGE(T_W) *w,
+void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STORAGE(T_W) *w,
                     const __global STORAGE(T_B) *b, __global STORAGE(T_Y) *y, __global float *mean,
                     __global float *rstd
 #ifdef LOCAL_ROW
@@ -107,7 +107,7 @@ void clnorm_forward(const ulong16 args, const __global STORAGE(T_X) *x, const __
 #endif
                     )
 {
-    /* the by-value arguments (one vector: cl/kernel_args.h) under their own names */
+    /* the by-value arguments (cl/kernel_args.h's slots) under their own names */
     const ulong rows = KARG(args, FA_ROWS), cols = KARG(args, FA_COLS), x_off = KARG(args, FA_X_OFF),
                 x_ld = KARG(args, FA_X_LD), w_off = KARG(args, FA_W_OFF), b_off = KARG(args, FA_B_OFF),
                 y_off = KARG(args, FA_Y_OFF), y_ld = KARG(args, FA_Y_LD), mean_off = KARG(args, FA_MEAN_OFF),

@@ -1,12 +1,14 @@
-/* clnorm — the by-value arguments of each kernel, packed into one vector argument.
+/* clnorm — the by-value arguments of each kernel: named 64-bit slots, passed as one vector
+ * argument (PACKED_ARGS, the table's packed_args: NVIDIA) or as one argument each.
  *
  * One file for both sides: the host library includes it as C (src/layer_norm.c) and the program
  * builder puts it first in every kernel program as OpenCL C, so the two cannot drift apart.
  *
- * Why one argument: NVIDIA's driver spends ~0.07 µs per kernel argument at each enqueue (measured:
- * a 6-buffer kernel with its 12 scalars as separate arguments 9.0–9.2 µs per enqueue, with the
- * same scalars in one struct 8.1–8.4). Buffers stay separate arguments (OpenCL 1.2 has no other
- * way to pass them).
+ * Why one argument on NVIDIA: its driver spends ~0.07 µs per kernel argument at each enqueue
+ * (measured: a 6-buffer kernel with its 12 scalars as separate arguments 9.0–9.2 µs per enqueue,
+ * with the same scalars in one struct 8.1–8.4). Buffers stay separate arguments (OpenCL 1.2 has
+ * no other way to pass them). Why not everywhere: PoCL's CPU code for the bf16 backward came out
+ * 7–10 % slower with the vector (cols 256 / 1024, 2^26 elements), for ~1 µs of host time a call.
  *
  * Why a vector (ulong16 / ulong8) and not a struct: with one struct argument (its fields read by
  * ld.param as the scalars were, yet the compiled code differed) the register-tight kernels ran
@@ -21,7 +23,20 @@
 #define CLNORM_KERNEL_ARGS_H
 
 #ifdef __OPENCL_VERSION__
+#ifdef PACKED_ARGS
 #define KARG_(v, i) ((v).s##i)
+#define FWD_ARGS const ulong16 args
+#define BWD_ARGS const ulong16 args
+#define RED_ARGS const ulong8 args
+#else
+/* one argument a0, a1, ... per slot; v unused */
+#define KARG_(v, i) (a##i)
+#define KARGS_7 const ulong a0, const ulong a1, const ulong a2, const ulong a3, const ulong a4, const ulong a5, const ulong a6
+#define KARGS_11 KARGS_7, const ulong a7, const ulong a8, const ulong a9, const ulong aa
+#define FWD_ARGS KARGS_11
+#define BWD_ARGS KARGS_11, const ulong ab, const ulong ac, const ulong ad
+#define RED_ARGS KARGS_7
+#endif
 #define KARG(v, i) KARG_(v, i)
 #else
 #define KARG_INDEX_(i) 0x##i
@@ -41,6 +56,7 @@
 #define FA_MEAN_OFF 8
 #define FA_RSTD_OFF 9
 #define FA_EPS_FLAGS a
+#define FA_COUNT 11 /* slots used (one argument each where not packed) */
 
 /* cl/backward.cl (ulong16): the BWD_* flags (weight present, dresidual present) in the last slot. */
 #define BA_ROWS 0
@@ -57,6 +73,7 @@
 #define BA_DX_OFF b
 #define BA_DX_LD c
 #define BA_FLAGS d
+#define BA_COUNT 14
 
 /* cl/reduce.cl (ulong8): nparts partial rows, pstride rows apart, the dbias rows from row
  * dbias_row on; the RED_* flags (dweight wanted, dbias wanted). */
@@ -67,5 +84,6 @@
 #define RA_DW_OFF 4
 #define RA_DB_OFF 5
 #define RA_FLAGS 6
+#define RA_COUNT 7
 
 #endif

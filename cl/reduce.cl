@@ -23,10 +23,10 @@
 
 /* rows p*pstride (p < nparts) of the dweight area; the dbias area starts at row dbias_row */
 __kernel __attribute__((reqd_work_group_size(RC * RL, 1, 1)))
-void clnorm_reduce(const ulong8 args, const __global float *part, __global STORAGE(T_DW) *dw,
+void clnorm_reduce(RED_ARGS, const __global float *part, __global STORAGE(T_DW) *dw,
                    __global STORAGE(T_DB) *db)
 {
-    /* the by-value arguments (one vector: cl/kernel_args.h) under their own names */
+    /* the by-value arguments (cl/kernel_args.h's slots) under their own names */
     const ulong cols = KARG(args, RA_COLS), nparts = KARG(args, RA_NPARTS), pstride = KARG(args, RA_PSTRIDE),
                 dbias_row = KARG(args, RA_DBIAS_ROW), dw_off = KARG(args, RA_DW_OFF), db_off = KARG(args, RA_DB_OFF);
     const uint flags = (uint)KARG(args, RA_FLAGS);

@@ -48,7 +48,9 @@
  *     permuted-lane order, 0 or 1), `zext` (bf16 widened and narrowed in natural element order by
  *     conversions, 0 or 1; not with `perm`), `x86bf16` (bf16 stores with AVX512_BF16's
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
- *     `perm`), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     `perm`), `packed` (each kernel's scalars in one vector argument instead of one argument
+ *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
+ *     NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never), `red_lanes` (dweight/dbias reduction lanes per column, a power
  *     of two up to 32), and for the forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and

@@ -188,6 +188,8 @@ typedef struct clnorm_device_params {
     bool nv_cvt;            /* fp32 -> bf16 pairs with inline-PTX cvt.rn.bf16x2 (NVIDIA, sm_80 and newer) */
     unsigned red_lanes;     /* dweight/dbias reduction: lanes per column (power of two, <= 32) */
     bool contig_rows;       /* backward: each group takes one contiguous range of rows (CPUs) */
+    bool packed_args;       /* each kernel's scalars in one vector argument (PACKED_ARGS; NVIDIA,
+                               whose enqueue costs per argument), else one argument each */
     bool lane_perm;         /* calls with 16-bit tensors run in permuted-lane order (CPUs) */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
@@ -270,7 +272,7 @@ typedef struct clnorm_program_entry {
      * (0: unknown). Buffers are set on every call: a released buffer's handle may come back for a
      * new one. */
     unsigned char args[128];
-    size_t args_size;
+    size_t args_size;       /* packed: the vector's bytes when known; else slots known, from 0 */
     size_t local_bytes;
 } clnorm_program_entry;
 

@@ -29,21 +29,40 @@ static void arg(arg_list *a, size_t size, const void *value)
         a->err = clSetKernelArg(a->k, a->next, size, value);
     a->next++;
 }
-/* The kernel's vector of by-value arguments (cl/kernel_args.h), set only when its bytes differ
- * from what the kernel holds. Callers zero the vector first, so unused slots never differ. */
-static void arg_vector(arg_list *a, const void *args, size_t size)
+/* The kernel's by-value arguments (cl/kernel_args.h): the slots of v, in one vector argument of
+ * size bytes where the table packs them, else the first count slots one argument each. Set only
+ * what differs from what the kernel holds (unused slots are zero, so they never differ). */
+static void arg_slots(arg_list *a, const cl_ulong *v, size_t size, cl_uint count, bool packed)
 {
     clnorm_program_entry *e = a->e;
-    const cl_uint i = a->next++;
-    if (a->err != CL_SUCCESS)
+    const cl_uint first = a->next;
+    a->next += packed ? 1 : count;
+    if (a->err != CL_SUCCESS || size > sizeof e->args)
         return;
-    if (size <= sizeof e->args && e->args_size == size && memcmp(e->args, args, size) == 0)
+    if (packed) {
+        if (e->args_size == size && memcmp(e->args, v, size) == 0)
+            return;
+        a->err = clSetKernelArg(a->k, first, size, v);
+        e->args_size = 0;
+        if (a->err == CL_SUCCESS) {
+            memcpy(e->args, v, size);
+            e->args_size = size;
+        }
         return;
-    a->err = clSetKernelArg(a->k, i, size, args);
-    e->args_size = 0;
-    if (a->err == CL_SUCCESS && size <= sizeof e->args) {
-        memcpy(e->args, args, size);
-        e->args_size = size;
+    }
+    /* one argument per slot: e->args_size counts the bytes of the slots known, from slot 0 on */
+    for (cl_uint i = 0; i < count && a->err == CL_SUCCESS; ++i) {
+        const size_t at = (size_t)i * sizeof *v;
+        if (at < e->args_size && memcmp(e->args + at, &v[i], sizeof *v) == 0)
+            continue;
+        a->err = clSetKernelArg(a->k, first + i, sizeof *v, &v[i]);
+        if (a->err != CL_SUCCESS)
+            e->args_size = 0;
+        else if (at <= e->args_size) {
+            memcpy(e->args + at, &v[i], sizeof *v);
+            if (at == e->args_size)
+                e->args_size = at + sizeof *v;
+        }
     }
 }
 /* A local buffer of that many bytes, set only when the size differs from the kernel's. */
@@ -162,8 +181,9 @@ static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    return (size_t)snprintf(buf, n, "-cl-std=CL1.2 -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s", L->vec,
-             L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, L->raw ? " -DCACHE_RAW" : "",
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s",
+             ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi,
+             L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", L->bfly ? " -DROW_SUM_BFLY" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
              zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "") < n;
 }
@@ -338,7 +358,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
         SLOT(fa, FA_MEAN_OFF) = off_of(&vm);
         SLOT(fa, FA_RSTD_OFF) = off_of(&vr);
         SLOT(fa, FA_EPS_FLAGS) = (cl_ulong)flags << 32 | eps_bits;
-        arg_vector(&a, &fa, sizeof fa);
+        arg_slots(&a, fa.s, sizeof fa, FA_COUNT, ctx->params->packed_args);
         arg_mem(&a, &vx);
         arg_mem(&a, &vw);
         arg_mem(&a, &vb);
@@ -401,7 +421,8 @@ static bool reduce_options(const clnorm_context *ctx, const void *arg_, char *bu
     char perm[32] = "";
     if (o->perm_vec)
         snprintf(perm, sizeof perm, " -DPERM_VEC=%u", o->perm_vec);
-    return (size_t)snprintf(buf, n, "-cl-std=CL1.2 -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s", o->rl, perm, token(o->dw), token(o->db),
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DRL=%zu%s -DT_DW=%s -DT_DB=%s %s",
+             ctx->params->packed_args ? " -DPACKED_ARGS" : "", o->rl, perm, token(o->dw), token(o->db),
              ctx->user_options ? ctx->user_options : "") < n;
 }
 static void reduce_key(clnorm_variant_key *k, const red_options_arg *o)
@@ -442,7 +463,7 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
 }
 
 /* Sets the final reduction's arguments. */
-static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsigned flags, cl_mem part,
+static void reduce_args(arg_list *a, bool packed, size_t cols, const clnorm_launch *L, unsigned flags, cl_mem part,
                         const clnorm_view *dw, const clnorm_view *db)
 {
     /* partial rows to add: one per work-group, each at its slot 0's row, then the dbias rows; the
@@ -457,7 +478,7 @@ static void reduce_args(arg_list *a, size_t cols, const clnorm_launch *L, unsign
     SLOT(ra, RA_DW_OFF) = off_of(dw);
     SLOT(ra, RA_DB_OFF) = off_of(db);
     SLOT(ra, RA_FLAGS) = flags;
-    arg_vector(a, &ra, sizeof ra);
+    arg_slots(a, ra.s, sizeof ra, RA_COUNT, packed);
     arg(a, sizeof part, &part);
     arg_mem(a, dw);
     arg_mem(a, db);
@@ -510,7 +531,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         if (st == CLNORM_SUCCESS) {
             a.e = &ctx->programs[ri];
             a.k = a.e->kernel;
-            reduce_args(&a, cols, NULL, rflags, NULL, &vdw, &vdb);
+            reduce_args(&a, ctx->params->packed_args, cols, NULL, rflags, NULL, &vdw, &vdb);
             if (a.err != CL_SUCCESS)
                 st = enqueue_failed(ctx, "clSetKernelArg (reduce)", a.err);
         }
@@ -583,7 +604,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         SLOT(ba, BA_DX_OFF) = off_of(&vdx);
         SLOT(ba, BA_DX_LD) = ld_of(&vdx);
         SLOT(ba, BA_FLAGS) = flags;
-        arg_vector(&a, &ba, sizeof ba);
+        arg_slots(&a, ba.s, sizeof ba, BA_COUNT, ctx->params->packed_args);
         arg_mem(&a, &vdy);
         arg_mem(&a, &vx);
         arg_mem(&a, &vw);
@@ -595,7 +616,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         if (L.local_row) /* x-hat and g of the item's rows, then the weight, in fp32 */
             arg_local_bytes(&a, (2 * (size_t)L.rpi + (L.local_w ? 1 : 0)) * cols * sizeof(float));
         if (partials)
-            reduce_args(&r, cols, &L, rflags, part, &vdw, &vdb);
+            reduce_args(&r, ctx->params->packed_args, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clSetKernelArg (backward)", a.err ? a.err : r.err);
     }

@@ -126,7 +126,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_balance=51", "fwd_balance=51", "bwd_balance_rounds=-1", "fwd_balance_rounds=x",
                          "bwd_stream_tpr=768", "bwd_stream_tpr=2048", "fwd_stream_tpr=1024",
                          "fwd_chan=3", "fwd_chan=32", "fwd_chan16=-1", "bwd_chan=2",
-                         "bwd_short16_cols=-1", "bwd_short16_cols=1073741825", "bwd_short16_vec_bytes=12", "bwd_short16_vec_bytes=128",
+                         "bwd_short16_cols=-1", "bwd_short16_cols=1073741825", "packed=2", "bwd_short16_vec_bytes=12", "bwd_short16_vec_bytes=128",
                          "bwd_short16_groups=65", "bwd_short16_target_res=65", "bwd_short16_groups_res=x", "fwd_short16_cols=64",
                          /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
                          "fwd_tpr=-18446744073709551552", "fwd_tpr= 64", "fwd_tpr=+64", "fwd_wg=99999999999999999999999",
@@ -155,7 +155,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1,fwd_balance=0,"
                           "bwd_balance=5,fwd_balance_rounds=0,bwd_balance_rounds=32,bwd_stream_tpr=1024,fwd_chan=8,fwd_chan16=2,"
                           "bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_groups=3,bwd_short16_target_res=1,"
-                          "bwd_short16_groups_res=2",
+                          "bwd_short16_groups_res=2,packed=1",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
