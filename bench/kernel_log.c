@@ -5,7 +5,9 @@
  * register cost of a launch shape is read (docs/PERFORMANCE.md). Not installed.
  *
  *   clnorm-kernel-log CL_DIR FILE.cl "OPTIONS" [BINARY_OUT]
- *   e.g. clnorm-kernel-log cl cl/backward.cl "-cl-nv-verbose -DVEC=4 -DTPR=128 -DRPW=2 -DNCACHE=2 -DNACC=2" */
+ *   e.g. clnorm-kernel-log cl cl/backward.cl "-cl-nv-verbose -DPACKED_ARGS -DVEC=4 -DTPR=128 -DRPW=2 -DNCACHE=2 -DNACC=2"
+ *   (-DPACKED_ARGS as the library builds for NVIDIA; CLNORM_BUILD_LOG=1 prints every option a
+ *   call's variant takes) */
 #include <clnorm.h>
 
 #include <stdio.h>

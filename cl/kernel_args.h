@@ -18,7 +18,8 @@
  * they are; the forward's eps (its bits, low half) and flags (high half) share one slot.
  *
  * Slots are named by the hex digit of the component (.s0 ... .sf): KARG(v, FA_COLS) is v.s1 in a
- * kernel, and KARG_INDEX(FA_COLS) is 0x1 on the host (cl_ulong16's .s[] index). */
+ * kernel with PACKED_ARGS and the argument karg_1 without, and KARG_INDEX(FA_COLS) is 0x1 on the
+ * host (cl_ulong16's .s[] index, and the slot's place among the arguments). */
 #ifndef CLNORM_KERNEL_ARGS_H
 #define CLNORM_KERNEL_ARGS_H
 
@@ -29,12 +30,14 @@
 #define BWD_ARGS const ulong16 args
 #define RED_ARGS const ulong8 args
 #else
-/* one argument a0, a1, ... per slot; v unused */
-#define KARG_(v, i) (a##i)
-#define KARGS_7 const ulong a0, const ulong a1, const ulong a2, const ulong a3, const ulong a4, const ulong a5, const ulong a6
-#define KARGS_11 KARGS_7, const ulong a7, const ulong a8, const ulong a9, const ulong aa
+/* one argument karg_0, karg_1, ... per slot (a prefix no kernel's own names use); v unused */
+#define KARG_(v, i) (karg_##i)
+#define KARGS_7                                                                                    \
+    const ulong karg_0, const ulong karg_1, const ulong karg_2, const ulong karg_3, const ulong karg_4, \
+        const ulong karg_5, const ulong karg_6
+#define KARGS_11 KARGS_7, const ulong karg_7, const ulong karg_8, const ulong karg_9, const ulong karg_a
 #define FWD_ARGS KARGS_11
-#define BWD_ARGS KARGS_11, const ulong ab, const ulong ac, const ulong ad
+#define BWD_ARGS KARGS_11, const ulong karg_b, const ulong karg_c, const ulong karg_d
 #define RED_ARGS KARGS_7
 #endif
 #define KARG(v, i) KARG_(v, i)

@@ -267,7 +267,7 @@ typedef struct clnorm_program_entry {
     cl_program program;
     cl_kernel kernel;
     /* What the kernel's by-value arguments were last set to, so that a repeated call sets only what
-     * changed (PoCL allocates and frees per clSetKernelArg): the vector of scalars
+     * changed (PoCL allocates and frees per clSetKernelArg): the scalars' slots
      * (cl/kernel_args.h; args_size 0: unknown) and the size of its local buffer, if it takes one
      * (0: unknown). Buffers are set on every call: a released buffer's handle may come back for a
      * new one. */

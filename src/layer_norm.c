@@ -9,6 +9,9 @@
 
 /* One slot of a kernel's argument vector (cl/kernel_args.h). */
 #define SLOT(v, i) ((v).s[KARG_INDEX(i)])
+/* arg_slots() caches a whole vector, and every slot of one, in a program entry */
+_Static_assert(sizeof(cl_ulong16) <= sizeof(((clnorm_program_entry *)0)->args), "argument cache too small");
+_Static_assert(FA_COUNT <= 16 && BA_COUNT <= 16 && RA_COUNT <= 8, "slots beyond the argument vectors");
 
 /* Forward and backward flags; the kernels define the same bits. */
 enum { FWD_WEIGHT = 1, FWD_BIAS = 2, FWD_MEAN = 4, FWD_RSTD = 8 };
@@ -37,7 +40,7 @@ static void arg_slots(arg_list *a, const cl_ulong *v, size_t size, cl_uint count
     clnorm_program_entry *e = a->e;
     const cl_uint first = a->next;
     a->next += packed ? 1 : count;
-    if (a->err != CL_SUCCESS || size > sizeof e->args)
+    if (a->err != CL_SUCCESS)
         return;
     if (packed) {
         if (e->args_size == size && memcmp(e->args, v, size) == 0)

@@ -1,7 +1,8 @@
 /* clnorm — program variants: assembled from the embedded cl/ files sources, built lazily once per
  * context for each (kernel, options) pair, and cached with their kernel object. The options string
- * (VEC, TPR, RPW, NCACHE, NACC, RPI; CACHE_RAW and PARTIALS in the backward; the device-specific
- * modes NV_SHFL / NV_CVT / LANE_PERM / BF16_ZEXT / X86_BF16 / CONTIG_ROWS / NT_STORE / CPU_PREFETCH;
+ * (PACKED_ARGS; VEC, TPR, RPW, NCACHE, NACC, RPI; CACHE_RAW and PARTIALS in the backward; the
+ * device-specific modes NV_SHFL / NV_CVT / LANE_PERM / BF16_ZEXT / X86_BF16 / CONTIG_ROWS /
+ * NT_STORE / CPU_PREFETCH;
  * the reduction's RL and PERM_VEC; the dtypes; then CLNORM_BUILD_OPTIONS) is the cache key. */
 #include "internal.h"
 
