@@ -46,8 +46,9 @@
 #define KARG_INDEX(i) KARG_INDEX_(i)
 #endif
 
-/* cl/forward.cl (ulong16): rows x cols; x, weight, bias, y, mean and rstd at their offsets (x and y
- * with their row strides); eps and the FWD_* flags (which optional tensors are present). */
+/* cl/forward.cl (packed: ulong16): rows x cols; x, weight, bias, y, mean and rstd at their
+ * offsets (x and y with their row strides); eps and the FWD_* flags (which optional tensors are
+ * present). */
 #define FA_ROWS 0
 #define FA_COLS 1
 #define FA_X_OFF 2
@@ -61,7 +62,8 @@
 #define FA_EPS_FLAGS a
 #define FA_COUNT 11 /* slots used (one argument each where not packed) */
 
-/* cl/backward.cl (ulong16): the BWD_* flags (weight present, dresidual present) in the last slot. */
+/* cl/backward.cl (packed: ulong16): the BWD_* flags (weight present, dresidual present) in the
+ * last slot. */
 #define BA_ROWS 0
 #define BA_COLS 1
 #define BA_DY_OFF 2
@@ -78,7 +80,7 @@
 #define BA_FLAGS d
 #define BA_COUNT 14
 
-/* cl/reduce.cl (ulong8): nparts partial rows, pstride rows apart, the dbias rows from row
+/* cl/reduce.cl (packed: ulong8): nparts partial rows, pstride rows apart, the dbias rows from row
  * dbias_row on; the RED_* flags (dweight wanted, dbias wanted). */
 #define RA_COLS 0
 #define RA_NPARTS 1

@@ -161,13 +161,14 @@ typedef struct clnorm_op_params {
                                variance from a read each) */
     unsigned chan16;        /* the same for calls whose tensors are all 16-bit */
     unsigned short16_cols;  /* backward, all-16-bit calls with dweight/dbias of at most this many
-                               cols (0: never): without a residual gradient, where cols is a
-                               power of two, vectors of at most
-                               short16_vec_bytes bytes (0: vec_bytes) in short16_groups persistent
-                               groups per compute unit; with one, short16_target_res vectors per
-                               item (0: target16) in short16_groups_res groups (groups 0: groups16
-                               / groups16_res). Short rows whose kernels are light enough for more
-                               groups, or more items, per compute unit than the long rows' */
+                               cols (0: never): without a residual gradient, where cols is a power
+                               of two, vectors of at most short16_vec_bytes bytes (0: vec_bytes)
+                               in short16_groups persistent groups per compute unit; with one,
+                               short16_target_res vectors per item (0: target16) in
+                               short16_groups_res groups (groups 0: groups16 / groups16_res); not
+                               where alignment narrows the vectors further. Short rows whose
+                               kernels are light enough for more groups, or more items, per
+                               compute unit than the long rows' */
     unsigned short16_vec_bytes;
     unsigned short16_groups;
     unsigned short16_target_res;

@@ -53,15 +53,16 @@ static void arg_slots(arg_list *a, const cl_ulong *v, size_t size, cl_uint count
         }
         return;
     }
-    /* one argument per slot: e->args_size counts the bytes of the slots known, from slot 0 on */
+    /* one argument per slot, in order: e->args_size counts the bytes of the slots known, from slot
+     * 0 on, so it is at least this slot's offset whenever the slot is reached */
     for (cl_uint i = 0; i < count && a->err == CL_SUCCESS; ++i) {
         const size_t at = (size_t)i * sizeof *v;
         if (at < e->args_size && memcmp(e->args + at, &v[i], sizeof *v) == 0)
             continue;
         a->err = clSetKernelArg(a->k, first + i, sizeof *v, &v[i]);
-        if (a->err != CL_SUCCESS)
+        if (a->err != CL_SUCCESS) {
             e->args_size = 0;
-        else if (at <= e->args_size) {
+        } else {
             memcpy(e->args + at, &v[i], sizeof *v);
             if (at == e->args_size)
                 e->args_size = at + sizeof *v;
