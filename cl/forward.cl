@@ -334,6 +334,18 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             const ulong nb = blk + blocks_step();
             LOAD_ROW(nb < blk_end ? nb * RPW + lid / TPR : rows)
         }
+#ifdef NV_PREFETCH
+        /* the block after that into L2 (host-chosen, NVIDIA): the memory system then has a second
+         * row in flight while this one's reductions and stores run */
+#ifndef PF_DIST
+#define PF_DIST 2
+#endif
+        {
+            const ulong pb = blk + PF_DIST * blocks_step(), pr = pb * RPW + lid / TPR;
+            if (pb < blk_end && pr < rows)
+                PREFETCH_ROW(x + x_off + pr * x_ld, cols * sizeof(STORAGE(T_X)), lane)
+        }
+#endif
         floatv acc = 0.0f;
         if (valid) {
 #pragma unroll

@@ -65,6 +65,9 @@
  *     their next row block's loads before this block's reductions and y, on the `fwd_groups`
  *     grid, where two register caches fit `fwd_ncache` vectors: 0 never, 1 in all-16-bit calls,
  *     2 always), `fwd_pipe_cols` (the forward pipelines from this many cols on, 0 = any),
+ *     `fwd_pipe_prefetch_cols` (NVIDIA, pipelined forward calls that cache x in fp32, from this
+ *     many cols on: each item also asks L2 for its share of the row block after the one its
+ *     second register set loads; see `l2_prefetch` in #clnorm_launch_info; 0 = never),
  *     `fwd_fit16` (all-16-bit forward calls that `fwd_pipe` would pipeline take instead the row
  *     as stored in exactly d vectors per item, d from this (at most `fwd_ncache`) down to
  *     `fwd_target16` + 1, the first d whose items per row are a multiple of 32 and at most
@@ -189,7 +192,7 @@
  *     vectors; see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two up to
  *     16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
- *     clnorm_launch_plan() shows their effect (all but the prefetch and `*_bfly_*` keys'). A malformed value makes context creation fail with
+ *     clnorm_launch_plan() shows their effect (all but the `*_bfly_*` keys'). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)
@@ -579,6 +582,15 @@ typedef struct clnorm_launch_info {
                                          then a second read for y; 0: the mean and the variance
                                          from a read each (or the row is cached) (0.11 appended
                                          this field) */
+    unsigned l2_prefetch;           /**< NVIDIA: each item asks L2 (inline PTX, no registers) for
+                                         its share of a row block ahead of its loads, this many
+                                         blocks ahead: 1 the next one (the backward with
+                                         dweight/dbias where its sums are in registers, table keys
+                                         `bwd_prefetch16_cols`, `bwd_prefetch_cols`), 2 the one
+                                         after the block the second register set loads (the
+                                         pipelined forward, `fwd_pipe_prefetch_cols`); 0: no
+                                         prefetch (always on other devices) (0.12 appended this
+                                         field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

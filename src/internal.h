@@ -92,6 +92,10 @@ typedef struct clnorm_op_params {
                                (0: any) */
     unsigned prefetch_cols; /* the same as prefetch16_cols for calls whose widest element is 4 bytes,
                                without a residual gradient (0: never) */
+    unsigned pipe_prefetch_cols; /* forward, pipelined on a persistent grid, x cached as fp32 (not
+                               raw), NVIDIA, from this many cols on: each item also asks L2 for its
+                               share of the row block after the one its second register set loads
+                               (NV_PREFETCH, two blocks ahead; 0: never) */
     unsigned acc_groups;    /* backward with dweight/dbias whose sums are in registers and whose row is
                                not cached: at most this many persistent work-groups per compute
                                unit (0: groups_per_cu's count) */
@@ -235,7 +239,8 @@ typedef struct clnorm_launch {
     bool raw;      /* the register cache holds x (backward: x and dy) as stored */
     bool pipe;     /* register cache with the next block's loads issued early (PIPE) */
     bool persistent; /* forward: a persistent grid (groups per compute unit, not per row block) */
-    bool prefetch;   /* backward: L2 prefetch of the next row block (NV_PREFETCH) */
+    bool prefetch;   /* backward: L2 prefetch of the next row block; forward (pipelined): of the
+                        block after next (NV_PREFETCH) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* fp32 rows in local memory (LOCAL_ROW): forward weight, bias and the item's rows;
                        backward x-hat and g of the item's rows */

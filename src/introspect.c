@@ -48,6 +48,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->reread_vectors = backward && !L.ncache ? L.nacc : 0;
     info->column_sweep = L.colsweep;
     info->one_read_stats = L.chan;
+    info->l2_prefetch = !L.prefetch ? 0 : backward ? 1 : 2;
     return CLNORM_SUCCESS;
 }
 

@@ -56,7 +56,7 @@ static const clnorm_device_params table[] = {
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
-             .bfly_cols_max = 32768, .chan = 8, .chan16 = 2},
+             .bfly_cols_max = 32768, .chan = 8, .chan16 = 2, .pipe_prefetch_cols = 12288},
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
@@ -200,6 +200,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_pipe_vecs", &p->bwd.pipe_vecs, 0, 1u << 20, false},
         {"bwd_fill16", &p->bwd.fill16, 0, 16, false},
         {"bwd_prefetch_cols", &p->bwd.prefetch_cols, 0, 1u << 30, false},
+        {"fwd_pipe_prefetch_cols", &p->fwd.pipe_prefetch_cols, 0, 1u << 30, false},
         {"bwd_acc_groups", &p->bwd.acc_groups, 0, 64, false},
         {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
         {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_fit16_deep", &p->fwd.fit16_deep, 0, 16, false},
@@ -797,6 +798,17 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
         /* one group per row block, or a persistent grid where the table asks for one (CPUs; with
          * op->pipe, for pipelined calls only) */
         L.persistent = op->groups_per_cu && (!op->pipe || L.pipe);
+        /* the pipelined forward's L2 prefetch of the block after the one its second register set
+         * loads (NV_PREFETCH: inline PTX, NVIDIA only), where its groups cache x in fp32: one group
+         * per compute unit has one row in flight while its reductions run, and HBM then has a
+         * second. The H200, bf16, ms, off -> on (--tune, session 19): 14336 0.1530 -> 0.1485, 16384
+         * 0.1460 / 0.1469 -> 0.1408 / 0.1405 (0.89 -> 0.92-0.95 of the copy), 18432 0.1470 ->
+         * 0.1400, 20480 0.1433 -> 0.1413, 24576 0.1741 -> 0.1724; the raw cache's 896- and 1024-item
+         * rows lost (28672 0.1523 -> 0.1574, 32768 0.1531 / 0.1536 -> 0.1578 / 0.1577), and so did
+         * the shorter rows pipelined in 2-3 groups per compute unit (8192 0.1442 -> 0.1463, 5120
+         * 0.1424 -> 0.1461; their table layouts are not pipelined). Three blocks ahead: 16384 0.148. */
+        L.prefetch = L.pipe && L.persistent && !L.raw && op->pipe_prefetch_cols && cols >= op->pipe_prefetch_cols &&
+                     ctx->info.nv_cc_major > 0;
         L.groups = L.persistent ? balance_groups(persistent_groups, blocks, op) : blocks;
         if (L.groups > blocks)
             L.groups = blocks;

@@ -1213,6 +1213,65 @@ START_TEST(plan_short16_rule)
 #undef plan_s
 END_TEST
 
+/* Whether ctx's device reports NVIDIA's compute capability (cl_nv_device_attribute_query): the
+ * plan's inline-PTX paths (the L2 prefetch) need it, whatever the table row */
+static bool device_has_nv_attributes(const clnorm_context *ctx)
+{
+    size_t n = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_EXTENSIONS, 0, NULL, &n));
+    char *ext = xcalloc(n + 1, 1);
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_EXTENSIONS, n, ext, NULL));
+    const bool nv = strstr(ext, "cl_nv_device_attribute_query") != NULL;
+    free(ext);
+    return nv;
+}
+
+/* The pipelined forward's L2 prefetch two row blocks ahead (fwd_pipe_prefetch_cols): pipelined
+ * calls whose x is cached in fp32, from that many cols on, on NVIDIA devices only (inline PTX);
+ * not the raw cache, not unpipelined calls; elsewhere l2_prefetch stays 0 whatever the key. And
+ * the backward's one block ahead (bwd_prefetch16_cols) where its sums are in registers. */
+START_TEST(plan_fwd_prefetch_rule)
+{
+    if (!groups_of_at_least(512, "plan_fwd_prefetch_rule"))
+        return;
+    const unsigned on = device_has_nv_attributes(test_context()) ? 2 : 0;
+    const char *base = "vec_bytes=16,fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,fwd_ncache=8,fwd_groups=4,"
+                       "fwd_pipe=1,fwd_pipe_cols=0,fwd_fit16=0,fwd_fit16_deep=0,fwd_raw16_vecs=0,fwd_raw16=0";
+    clnorm_context *a = gpu_context_with_tune2(base, "fwd_pipe_prefetch_cols=2048"),
+                   *raw = gpu_context_with_tune2(base, "fwd_pipe_prefetch_cols=2048,fwd_raw16=1"),
+                   *off = gpu_context_with_tune2(base, "fwd_pipe_prefetch_cols=0");
+    const size_t rows = (size_t)1 << 16;
+    /* bf16 / fp16 at 4096 and at the bound, 2048: 128 / 64 items x 4 vectors of 8, pipelined */
+    const size_t cols[] = {4096, 2048};
+    const clnorm_dtype dts[] = {CLNORM_BF16, CLNORM_F16};
+    for (size_t i = 0; i < 2; ++i)
+        for (size_t j = 0; j < 2; ++j) {
+            const clnorm_launch_info L = plan_at(a, 0, rows, cols[i], dts[j]);
+            ck_assert_msg(L.pipelined && !L.raw_cache && L.l2_prefetch == on, "cols %zu: pipelined %u raw %u l2_prefetch %u",
+                          cols[i], L.pipelined, L.raw_cache, L.l2_prefetch);
+            ck_assert_uint_eq(plan_at(off, 0, rows, cols[i], dts[j]).l2_prefetch, 0);
+        }
+    /* below the bound; the raw cache; an fp32 call (not pipelined: fwd_pipe 1) */
+    clnorm_launch_info L = plan_at(a, 0, rows, 1024, CLNORM_BF16);
+    ck_assert(L.pipelined && L.l2_prefetch == 0);
+    L = plan_at(raw, 0, rows, 4096, CLNORM_BF16);
+    ck_assert(L.pipelined && L.raw_cache && L.l2_prefetch == 0);
+    L = plan_at(a, 0, rows, 4096, CLNORM_F32);
+    ck_assert(!L.pipelined && L.l2_prefetch == 0);
+    /* the backward: none from the forward's key; one block ahead with bwd_prefetch16_cols where the
+     * bf16 row at 16384 is read twice, its sums in 4 of bwd_nacc's 8 vectors */
+    ck_assert_uint_eq(plan_at(a, 1, rows, 16384, CLNORM_BF16).l2_prefetch, 0);
+    clnorm_context *b = gpu_context_with_tune(NV_BWD_BASE ",bwd_tpr_max16=512,bwd_prefetch16_cols=8192");
+    L = plan_at(b, 1, rows, 16384, CLNORM_BF16);
+    ck_assert(L.register_cache == 0 && L.register_accumulators == 4 && L.l2_prefetch == on / 2);
+    ck_assert_uint_eq(plan_at(b, 1, rows, 4096, CLNORM_BF16).l2_prefetch, 0);
+    clnorm_context_release(a);
+    clnorm_context_release(raw);
+    clnorm_context_release(off);
+    clnorm_context_release(b);
+}
+END_TEST
+
 /* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
  * cached), by element width; a dx-only call whose row is not cached keeps the loop */
 START_TEST(plan_reread_batch_rule)
@@ -1405,6 +1464,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_chan_rule);
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_short16_rule);
+    tcase_add_test(tc, plan_fwd_prefetch_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
