@@ -91,7 +91,7 @@ START_TEST(plan_matches_variant)
             char name[32];
             unsigned want = 0;
             int m = 0;
-            ck_assert_msg(sscanf(f, ",%31[a-z_]=%u%n", name, &want, &m) == 2, "malformed field in \"%s\"", p);
+            ck_assert_msg(sscanf(f, ",%31[a-z0-9_]=%u%n", name, &want, &m) == 2, "malformed field in \"%s\"", p);
             const unsigned got = !strcmp(name, "pipelined") ? L.pipelined : !strcmp(name, "raw_cache") ? L.raw_cache
                                  : !strcmp(name, "register_cache") ? L.register_cache
                                  : !strcmp(name, "reread_batch")   ? L.reread_batch
