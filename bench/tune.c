@@ -23,6 +23,8 @@ static const char *const FWD[] = {
     /* the pipelined persistent forward (where the table row's fwd_pipe and fwd_pipe_cols allow it) */
     "fwd_target16=4,fwd_wg=128,fwd_groups=0", "fwd_target16=4,fwd_wg=128,fwd_pipe=2,fwd_groups=4",
     "fwd_target16=4,fwd_wg=128,fwd_pipe=2,fwd_groups=8", "fwd_target16=8,fwd_raw16=1,fwd_wg=128,fwd_groups=0",
+    /* ... and its L2 prefetch two row blocks ahead (NVIDIA), off, or from any cols */
+    "fwd_pipe_prefetch_cols=0", "fwd_pipe_prefetch_cols=1",
     /* long 16-bit rows: the exact fit as stored and the 1024-item rows, on and off */
     "fwd_fit16=0", "fwd_fit16=6,fwd_fit16_tpr=256,fwd_fit16_deep=8,fwd_fit16_deep_tpr=128",
     "fwd_tpr_max16=0,fwd_raw16_vecs=0", "fwd_tpr_max16=1024,fwd_raw16_vecs=6144",

@@ -75,9 +75,11 @@ inline ulong blocks_end(ulong n) { return n; }
 inline ulong blocks_step(void) { return get_num_groups(0); }
 #endif
 
-/* NV_PREFETCH (NVIDIA only, chosen by the host): the items of a row slot ask L2 for the row their
- * group takes next (one 128-byte line per item in turn, inline-PTX prefetch.global.L2), so that
- * its loads, issued after this row's reductions, find it there. Takes no registers, unlike PIPE. */
+/* NV_PREFETCH (NVIDIA only, chosen by the host): the items of a row slot ask L2 for a row their
+ * group takes later (one 128-byte line per item in turn, inline-PTX prefetch.global.L2): the
+ * backward's next one, whose loads, issued after this row's reductions, then find it there; the
+ * pipelined forward's one after the row its second register set loads. Takes no registers, unlike
+ * PIPE. */
 #ifdef NV_PREFETCH
 inline void prefetch_l2(const __global uchar *p) { asm volatile("prefetch.global.L2 [%0];" : : "l"(p)); }
 #define PREFETCH_ROW(p, bytes, lane)                                                             \

@@ -192,7 +192,8 @@
  *     vectors; see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two up to
  *     16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
- *     clnorm_launch_plan() shows their effect (all but the `*_bfly_*` keys'). A malformed value makes context creation fail with
+ *     clnorm_launch_plan() shows the effect of the shape keys (not of the `*_bfly_*` keys or of the
+ *     mode keys `shfl`, `cvt`, `contig`, `perm`, `zext`, `x86bf16`, `packed`, `nt_kib` and `red_lanes`). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)
@@ -499,7 +500,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -585,7 +586,8 @@ typedef struct clnorm_launch_info {
     unsigned l2_prefetch;           /**< NVIDIA: each item asks L2 (inline PTX, no registers) for
                                          its share of a row block ahead of its loads, this many
                                          blocks ahead: 1 the next one (the backward with
-                                         dweight/dbias where its sums are in registers, table keys
+                                         dweight/dbias where its sums are in registers, in at most
+                                         half of `bwd_nacc`'s vectors, table keys
                                          `bwd_prefetch16_cols`, `bwd_prefetch_cols`), 2 the one
                                          after the block the second register set loads (the
                                          pipelined forward, `fwd_pipe_prefetch_cols`); 0: no

@@ -115,6 +115,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_rpi_cols_max=-2", "local_row_kib=2000000", "bwd_dx16_cols=z", "fwd_raw16=2", "fwd_pipe=3",
                          "bwd_prefetch16_cols=q", "fwd_pipe_cols=x", "fwd_ncache=17", "bwd_dxb=17",
                          "bwd_dxb16=-1", "bwd_pipe_vecs=2000000", "bwd_fill16=17", "bwd_prefetch_cols=z", "bwd_acc_groups=65",
+                         "fwd_pipe_prefetch_cols=x", "fwd_pipe_prefetch_cols=1073741825",
                          "fwd_fit16=17", "fwd_fit16_tpr=1025", "fwd_raw16_vecs=2000000", "fwd_tpr_max16=100",
                          "bwd_acc_local_res=17", "bwd_dxb_res=-3", "fwd_fit16_deep=17", "fwd_fit16_deep_tpr=2048",
                          "bwd_groups16=65", "bwd_groups16_res=-1", "local_row_kib_avx2=2000000", "bwd_local_row_kib_avx2=-1", "bwd_rpi16_avx2=3",
@@ -147,7 +148,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_tpr_max_cached=1024,bwd_tpr_max16=0,bwd_ncache_dx=4,bwd_rpi16_res=2,bwd_dr_early=0,"
                           "bwd_rpi_cols_max=4096,local_row_kib=0,bwd_dx16_cols=16384,fwd_raw16=1,fwd_pipe=2,fwd_pipe_cols=0,"
                           "bwd_prefetch16_cols=12288,fwd_ncache=3,bwd_ncache=5,bwd_dxb=3,bwd_dxb16=16,bwd_pipe_vecs=0,"
-                          "bwd_fill16=5,bwd_prefetch_cols=8192,bwd_acc_groups=1,fwd_fit16=6,fwd_fit16_tpr=256,"
+                          "bwd_fill16=5,bwd_prefetch_cols=8192,fwd_pipe_prefetch_cols=12288,bwd_acc_groups=1,fwd_fit16=6,fwd_fit16_tpr=256,"
                           "fwd_raw16_vecs=6144,fwd_tpr_max16=1024,bwd_acc_local_res=1,bwd_dxb_res=3,fwd_fit16_deep=8,"
                           "fwd_fit16_deep_tpr=128,bwd_groups16=2,bwd_groups16_res=1,local_row_kib_avx2=48,bwd_local_row_kib_avx2=64,bwd_rpi16_avx2=2,"
                           "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024,fwd_bfly_tpr=512,bwd_bfly_tpr=1024,fwd_bfly_cols_max=32768,"
