@@ -127,7 +127,9 @@
  *     `local_row_kib` (PoCL-style forward, one item per row, all-16-bit calls:
  *     weight, bias and the item's rows converted to fp32 once into local memory when their (2 +
  *     rows per item) * cols floats take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
- *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never) and
+ *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never),
+ *     `local_row_kib_intel_bf16` (the same bound instead, on a PoCL x86 host whose CPU is Intel's
+ *     and has AVX-512 and AVX512_BF16, Sapphire Rapids on; 0 = `local_row_kib`) and
  *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
  *     2 * rows-per-item * cols floats take at most this many KiB, with the weight's fp32 copy where
@@ -551,7 +553,8 @@ typedef struct clnorm_launch_info {
                                          forward converts weight, bias and its rows_per_item rows
                                          once ((2 + rows_per_item) * cols floats within
                                          `local_row_kib`, or `local_row_kib_avx2` on a PoCL x86
-                                         host without AVX-512); the backward, on such a
+                                         host without AVX-512, or `local_row_kib_intel_bf16` on
+                                         one with an Intel AVX512_BF16 CPU); the backward, on such a
                                          host only, keeps x-hat and g of its rows_per_item rows
                                          for dx's pass (2 * rows_per_item * cols floats within
                                          `bwd_local_row_kib_avx2`, and the weight's fp32 copy

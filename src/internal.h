@@ -33,6 +33,8 @@ typedef struct clnorm_device_info {
     bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
                                  (vcvtneps2bf16 may be used; a probe confirms it) */
     bool x86_no_avx512;       /* PoCL's x86 CPU device on a host without AVX-512 (AVX2 at most) */
+    bool x86_intel_bf16;      /* x86_bf16 on an Intel CPU (Sapphire Rapids on; AMD's Zen 4 has
+                                 AVX512_BF16 too, and measured otherwise) */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -209,6 +211,8 @@ typedef struct clnorm_device_params {
                                (2 + rows-per-item) * cols floats take at most this many KiB; 0: never */
     unsigned local_row_kib_avx2; /* the same bound instead on PoCL x86 hosts without AVX-512
                                (info.x86_no_avx512), where each bf16 conversion costs more */
+    unsigned local_row_kib_intel_bf16; /* the same bound instead on PoCL x86 hosts with an Intel CPU
+                               that has AVX512_BF16 (info.x86_intel_bf16); 0: local_row_kib */
     unsigned bwd_local_row_kib_avx2; /* backward, all tensors 16-bit, streaming one item per row, on
                                PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
                                fp32 in local memory for dx's pass when their 2 * rows-per-item * cols

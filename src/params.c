@@ -105,7 +105,7 @@ static const clnorm_device_params table[] = {
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048},
      .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
-     .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1,
+     .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
     },
     /* anything else (accelerators): the GPU shapes, smaller */
     {
@@ -189,6 +189,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
+        {"local_row_kib_intel_bf16", &p->local_row_kib_intel_bf16, 0, 1u << 20, false},
         {"bwd_local_row_kib_avx2", &p->bwd_local_row_kib_avx2, 0, 1u << 20, false},
         {"bwd_rpi16_avx2", &p->bwd_rpi16_avx2, 0, 4, true},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, false},
@@ -311,6 +312,17 @@ static bool host_cpu_has_avx512_bf16(const clnorm_device_info *info)
 #endif
 }
 
+/* The host CPU is Intel's (CPUID's vendor) */
+static bool host_cpu_is_intel(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    __builtin_cpu_init();
+    return __builtin_cpu_is("intel");
+#else
+    return false;
+#endif
+}
+
 /* The host CPU has AVX-512 (F): PoCL's kernels for it are then AVX-512 code. */
 static bool host_cpu_has_avx512f(void)
 {
@@ -352,6 +364,7 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
     info->pocl_x86 = !err && pocl_host_x86_cpu(dev, info);
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
+    info->x86_intel_bf16 = info->x86_bf16 && host_cpu_is_intel();
     if (info->compute_units == 0)
         info->compute_units = 1;
     return err;
@@ -705,7 +718,14 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * memory. (The scratch once counted against the table's size too, which moved its 12 KiB
      * bound from cols 1024 to 1023: PoCL bf16 forward at cols 1024 without the local row 0.352 ->
      * 0.286 ms in cache, 25.5 -> 21.7 ms at 65536 rows.) */
-    const unsigned row_kib = ctx->info.x86_no_avx512 ? P->local_row_kib_avx2 : P->local_row_kib;
+    /* (Intel hosts with AVX512_BF16: local_row_kib_intel_bf16. This session's Sapphire Rapids, bf16,
+     * 2^26 elements, --tune, ms, 12 -> 512 KiB (session 19): 2048 14.80 -> 10.53, 4096 15.12 ->
+     * 11.26, 8192 14.43 -> 12.24; session 18's run on the same kind of host: 16384 14.3 -> 12.9,
+     * 32768 14.3 -> 13.3. Session 4's Zen 4, also AVX512_BF16, had lost 29 % at 4096 with the
+     * local row's first loops, so AMD hosts keep local_row_kib.) */
+    const unsigned row_kib = ctx->info.x86_no_avx512                                     ? P->local_row_kib_avx2
+                             : ctx->info.x86_intel_bf16 && P->local_row_kib_intel_bf16 ? P->local_row_kib_intel_bf16
+                                                                                         : P->local_row_kib;
     /* CPU devices only: there local memory is the cache. On the H200 (the CPU row through
      * CLNORM_DEVICE_CLASS=cpu) its vector accesses to the local row faulted (-9999, the context
      * lost; session 11), and a GPU has its register cache for the same job. */

@@ -1299,18 +1299,41 @@ END_TEST
 
 /* Whether the test device is PoCL's CPU device on this x86 host, and the host has no AVX-512: the
  * library then takes local_row_kib_avx2 as the local row's bound (params.c). */
+/* Whether the test device's platform is PoCL */
+static bool pocl_platform(void)
+{
+    cl_platform_id plat = NULL;
+    char pname[256] = "";
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
+    CL_OK(clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
+    return strstr(pname, "Portable Computing Language") != NULL;
+}
+
 static bool pocl_x86_without_avx512(void)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    cl_device_id dev = clnorm_context_device(test_context());
     cl_device_type type = 0;
-    cl_platform_id plat = NULL;
-    char pname[256] = "";
-    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL));
-    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
-    CL_OK(clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL));
     __builtin_cpu_init();
-    return (type & CL_DEVICE_TYPE_CPU) && strstr(pname, "Portable Computing Language") && !__builtin_cpu_supports("avx512f");
+    return (type & CL_DEVICE_TYPE_CPU) && pocl_platform() && !__builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
+/* Whether the test device is PoCL's CPU device on an x86 host whose CPU is Intel's and has AVX-512
+ * and AVX512_BF16 (a device name with "avx512": PoCL compiles for it): the library then takes
+ * local_row_kib_intel_bf16 as the local row's bound (params.c). */
+static bool pocl_x86_intel_bf16(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+    cl_device_id dev = clnorm_context_device(test_context());
+    char name[256] = "";
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL));
+    __builtin_cpu_init();
+    return test_device_is_cpu() && pocl_platform() && (!strncmp(name, "pthread-", 8) || !strncmp(name, "cpu-", 4)) &&
+           strstr(name, "avx512") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") &&
+           __builtin_cpu_is("intel");
 #else
     return false;
 #endif
@@ -1325,8 +1348,8 @@ START_TEST(plan_local_row_rule)
 {
     const bool avx2 = pocl_x86_without_avx512();
     const unsigned cpu = test_device_is_cpu(); /* the local row is a CPU-device mode */
-    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=48"),
-                   *off = class_context_with_tune("cpu", "local_row_kib=0,local_row_kib_avx2=0");
+    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=48,local_row_kib_intel_bf16=0"),
+                   *off = class_context_with_tune("cpu", "local_row_kib=0,local_row_kib_avx2=0,local_row_kib_intel_bf16=0");
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu);
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F16).local_row, cpu);
     ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).local_row, cpu);
@@ -1336,6 +1359,20 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_F32).local_row, 0);
     ck_assert_uint_eq(plan_of(off, 0, 1024, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(off, 0, 256, CLNORM_BF16).local_row, 0);
+    clnorm_context_release(a);
+    clnorm_context_release(off);
+    /* local_row_kib_intel_bf16 instead of local_row_kib on PoCL x86 hosts with an Intel CPU that has
+     * AVX512_BF16 (and AVX-512: PoCL generates AVX-512 code); 0 there: local_row_kib */
+    const bool intel_bf16 = pocl_x86_intel_bf16();
+    a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=48");
+    off = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=0");
+    ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu && !avx2);
+    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_BF16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_F16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, 0, 4097, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_F32).local_row, 0);
+    ck_assert_uint_eq(plan_of(off, 0, 1024, CLNORM_BF16).local_row, cpu && !avx2);
+    ck_assert_uint_eq(plan_of(off, 0, 1025, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
     clnorm_context_release(off);
     /* the backward's x-hat and g, 2 * rows-per-item * cols floats (and the weight's copy where cols
@@ -1372,8 +1409,8 @@ END_TEST
 START_TEST(plan_fwd_rows_per_item_rule)
 {
     const unsigned cpu = test_device_is_cpu(), two = cpu ? 2 : 1;
-    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,fwd_rpi16=2,fwd_rpi_cols_max=4096"),
-                   *b = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,fwd_rpi16=4,fwd_rpi_cols_max=2048,"
+    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,local_row_kib_intel_bf16=16,fwd_rpi16=2,fwd_rpi_cols_max=4096"),
+                   *b = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=4,fwd_rpi_cols_max=2048,"
                                                        "bwd_rpi16=1,bwd_rpi16_avx2=1"),
                    *g = class_context_with_tune("gpu", "fwd_rpi16=2,fwd_rpi_cols_max=0");
     ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).rows_per_item, two);
@@ -1391,7 +1428,7 @@ START_TEST(plan_fwd_rows_per_item_rule)
     /* the backward keeps its own rule (bwd_rpi*: a leak of fwd_rpi16 would give 4 here) */
     ck_assert_uint_eq(plan_of(b, 1, 2048, CLNORM_BF16).rows_per_item, 1);
     /* where 4 rows do not fit the bound but 2 do, 2 (24 KiB: 6 * 1024 floats > 16 KiB >= 4 * 1024) */
-    clnorm_context *h = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,fwd_rpi16=4,fwd_rpi_cols_max=0");
+    clnorm_context *h = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,local_row_kib_intel_bf16=16,fwd_rpi16=4,fwd_rpi_cols_max=0");
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).rows_per_item, two);
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).local_row, cpu);
     clnorm_context_release(h);
