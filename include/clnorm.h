@@ -133,7 +133,8 @@
  *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
  *     2 * rows-per-item * cols floats take at most this many KiB, with the weight's fp32 copy where
- *     cols more fit too; 0 = never), `bwd_rpi16_avx2`
+ *     cols more fit too; 0 = never), `bwd_local_row_kib_intel_bf16` (the same, on a PoCL x86 host
+ *     whose CPU is Intel's and has AVX-512 and AVX512_BF16; 0 = never), `bwd_rpi16_avx2`
  *     (on such a host: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
  *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
@@ -554,10 +555,12 @@ typedef struct clnorm_launch_info {
                                          once ((2 + rows_per_item) * cols floats within
                                          `local_row_kib`, or `local_row_kib_avx2` on a PoCL x86
                                          host without AVX-512, or `local_row_kib_intel_bf16` on
-                                         one with an Intel AVX512_BF16 CPU); the backward, on such a
-                                         host only, keeps x-hat and g of its rows_per_item rows
+                                         one with an Intel AVX512_BF16 CPU); the backward, on those
+                                         two kinds of host only, keeps x-hat and g of its rows_per_item rows
                                          for dx's pass (2 * rows_per_item * cols floats within
-                                         `bwd_local_row_kib_avx2`, and the weight's fp32 copy
+                                         `bwd_local_row_kib_avx2`, or within
+                                         `bwd_local_row_kib_intel_bf16` on an Intel AVX512_BF16
+                                         host, and the weight's fp32 copy
                                          where cols more fit too); 0 elsewhere (0.8 appended this
                                          field) */
     unsigned reread_vectors;        /**< backward whose row is not cached but read twice (the second

@@ -218,6 +218,8 @@ typedef struct clnorm_device_params {
                                fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
                                floats take at most this many KiB (and the weight's fp32 copy where cols
                                more fit too); 0: never (and elsewhere) */
+    unsigned bwd_local_row_kib_intel_bf16; /* the same on PoCL x86 hosts with an Intel CPU that has
+                               AVX512_BF16 (info.x86_intel_bf16); 0: never there */
     unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
                                the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;

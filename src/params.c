@@ -106,6 +106,7 @@ static const clnorm_device_params table[] = {
              .rpi_cols = 2048},
      .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
      .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
+     .bwd_local_row_kib_intel_bf16 = 48,
     },
     /* anything else (accelerators): the GPU shapes, smaller */
     {
@@ -191,6 +192,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
         {"local_row_kib_intel_bf16", &p->local_row_kib_intel_bf16, 0, 1u << 20, false},
         {"bwd_local_row_kib_avx2", &p->bwd_local_row_kib_avx2, 0, 1u << 20, false},
+        {"bwd_local_row_kib_intel_bf16", &p->bwd_local_row_kib_intel_bf16, 0, 1u << 20, false},
         {"bwd_rpi16_avx2", &p->bwd_rpi16_avx2, 0, 4, true},
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, false},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
@@ -748,12 +750,24 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * the row sums' scratch (two sums_t of up to 8 floats) within local memory. Measured on an
          * AVX2 host only (PoCL bf16 with dweight/dbias, 2^26 elements, ms, without -> with: cols 256
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
-         * 32.6 -> 47.9, so 16-bit calls only) */
+         * 32.6 -> 47.9, so 16-bit calls only). On Intel hosts with AVX512_BF16 up to
+         * bwd_local_row_kib_intel_bf16, 48 KiB: one row per item (the 4 rows per item that calls
+         * with dweight/dbias take from cols 2048 would need 9 * cols floats, past the bound). Their
+         * Sapphire Rapids, bf16, 2^26 elements, ms, two alternations, without -> with (session 19):
+         * with dweight/dbias cols 512 17.8 -> 13.5-14.1, 1024 19.2-20.2 -> 12.7, 256 17.1-17.6 ->
+         * 17.7-18.1; with the residual gradient too 256 19.5-20.0 -> 18.1-18.6, 512 20.2-20.6 ->
+         * 16.6-16.8, 1024 20.6 -> 15.3-15.4; dx-only 256 16.7 -> 14.5-15.1, 1024 16.5-16.6 ->
+         * 11.9-12.0, 2048 15.6 -> 11.2-11.6, 4096 16.1-16.3 -> 14.4; with 4 rows per item it lost
+         * (2048 / 4096 / 8192 16.7-17.3 / 17.2 / 17.2-17.7 -> 18.9-19.4 / 19.1-20.1 / 19.1-19.7),
+         * and dx-only at 8192 (64 KiB) 15.8 -> 16.2-16.3. The one loss within the bound: with
+         * dweight/dbias at 256, 3 % (--tune 18.16 -> 18.76; at 1024 19.76 -> 13.56) */
+        const unsigned bwd_kib = ctx->info.x86_no_avx512    ? P->bwd_local_row_kib_avx2
+                                 : ctx->info.x86_intel_bf16 ? P->bwd_local_row_kib_intel_bf16
+                                                            : 0;
         for (int with_w = 1; with_w >= 0 && !L.local_row; --with_w) {
             const double b_bytes = (2.0 * L.rpi + with_w) * (double)cols * sizeof(float), b_all = b_bytes + 64.0;
-            L.local_row = cpu_dev && ctx->info.x86_no_avx512 && max_elem == 2 && L.tpr == 1 && L.rpw == 1 &&
-                          !L.ncache && !L.nacc && P->bwd_local_row_kib_avx2 &&
-                          b_bytes <= (double)P->bwd_local_row_kib_avx2 * 1024.0 &&
+            L.local_row = cpu_dev && bwd_kib && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc &&
+                          b_bytes <= (double)bwd_kib * 1024.0 &&
                           (!ctx->info.local_mem || b_all <= (double)ctx->info.local_mem);
             L.local_w = L.local_row && with_w;
         }

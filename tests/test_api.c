@@ -1379,8 +1379,9 @@ START_TEST(plan_local_row_rule)
      * more fit): on AVX2 PoCL hosts only; 144 KiB is cols 4608 with 4 rows per item (the CPU row's
      * from cols 2048), cols 18432 one at a time */
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
-    a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=144,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
-    off = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0");
+    a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=144,bwd_local_row_kib_intel_bf16=0,bwd_rpi16=4,"
+                                       "bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
+    off = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0,bwd_local_row_kib_intel_bf16=0");
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).local_row, avx2);
     ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).local_row, avx2);
@@ -1393,6 +1394,20 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(off, 1, 1024, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
     clnorm_context_release(off);
+    /* ... and on Intel AVX512_BF16 PoCL hosts within bwd_local_row_kib_intel_bf16 instead: 48 KiB
+     * is 4096 columns one row at a time with the weight's copy (3 * cols floats), 6144 without it;
+     * 4 rows per item (from cols 2048 with dweight/dbias) need 9 * cols floats */
+    a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0,bwd_local_row_kib_intel_bf16=48,bwd_rpi16=4,"
+                                       "bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
+    ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, DX, 4096, CLNORM_F16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, DX, 6144, CLNORM_BF16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, DX, 6152, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, 1, 2048, CLNORM_BF16).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(a, 1, 2048, CLNORM_BF16).local_row, 0);
+    ck_assert_uint_eq(plan_of(a, DX, 1024, CLNORM_F32).local_row, 0);
+    clnorm_context_release(a);
     /* ... and such hosts take bwd_rpi16_avx2 rows per item in 16-bit calls (fp32: bwd_rpi) */
     a = class_context_with_tune("cpu", "bwd_rpi=4,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=2");
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).rows_per_item, avx2 ? 2 : 4);
