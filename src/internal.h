@@ -76,6 +76,8 @@ typedef struct clnorm_op_params {
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
                                gradient (0: rpi16) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
+    unsigned rpi_cols_max_intel_bf16; /* the same bound instead on PoCL x86 hosts with an Intel CPU
+                               that has AVX512_BF16 (info.x86_intel_bf16; 0: rpi_cols_max) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
                                tensor 16-bit, from this many cols on: at most tpr_max16 items per
                                row where the row then still fits ncache_dx vectors per item, and

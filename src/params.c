@@ -101,7 +101,7 @@ static const clnorm_device_params table[] = {
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
-             .rpi_cols_max = 512},
+             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048},
      .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
@@ -187,6 +187,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_rpi", &p->bwd.rpi, 1, 4, true},        {"bwd_rpi16", &p->bwd.rpi16, 1, 4, true},
         {"fwd_rpi16", &p->fwd.rpi16, 1, 4, true},
         {"fwd_rpi_cols", &p->fwd.rpi_cols, 0, 1u << 30, false}, {"fwd_rpi_cols_max", &p->fwd.rpi_cols_max, 0, 1u << 30, false},
+        {"fwd_rpi_cols_max_intel_bf16", &p->fwd.rpi_cols_max_intel_bf16, 0, 1u << 30, false},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
@@ -466,7 +467,14 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     const unsigned rpi_req = max_elem != 2 ? op->rpi
                              : backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2 ? P->bwd_rpi16_avx2
                              : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
-    const bool rpi_cols_ok = cols >= op->rpi_cols && (!op->rpi_cols_max || cols <= op->rpi_cols_max);
+    /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
+     * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
+     * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
+     * 4096 11.43 / 11.52 -> 10.46 / 10.40, 8192 12.88 / 12.70 -> 12.08 / 11.88, 16384 13.61 /
+     * 13.68 -> 12.02 / 12.07, 32768 14.09 / 13.66 -> 11.97 / 12.45) */
+    const unsigned rpi_max = ctx->info.x86_intel_bf16 && op->rpi_cols_max_intel_bf16 ? op->rpi_cols_max_intel_bf16
+                                                                                      : op->rpi_cols_max;
+    const bool rpi_cols_ok = cols >= op->rpi_cols && (!rpi_max || cols <= rpi_max);
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
          * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
