@@ -140,7 +140,9 @@
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
  *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
  *     to these cols; 0 = no bound; `fwd_rpi_cols_max_intel_bf16` instead of the latter on a PoCL
- *     x86 host whose CPU is Intel's with AVX512_BF16, 0 = `fwd_rpi_cols_max`), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
+ *     x86 host whose CPU is Intel's with AVX512_BF16, 0 = `fwd_rpi_cols_max`;
+ *     `fwd_rpi4_cols_intel_bf16`: on such a host 4 rows instead of `fwd_rpi16` up to these cols,
+ *     0 = never), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
  *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
  *     many work-items, above 32; 0 = never, else up to 1024; backward calls with dweight/dbias
  *     and a residual gradient whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`

@@ -78,6 +78,8 @@ typedef struct clnorm_op_params {
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
     unsigned rpi_cols_max_intel_bf16; /* the same bound instead on PoCL x86 hosts with an Intel CPU
                                that has AVX512_BF16 (info.x86_intel_bf16; 0: rpi_cols_max) */
+    unsigned rpi4_cols_intel_bf16; /* forward, all-16-bit calls, on such hosts: 4 rows per item (instead
+                               of rpi16) up to this many cols (0: never) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
                                tensor 16-bit, from this many cols on: at most tpr_max16 items per
                                row where the row then still fits ncache_dx vectors per item, and

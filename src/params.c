@@ -101,7 +101,7 @@ static const clnorm_device_params table[] = {
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
-             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768},
+             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048},
      .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
@@ -188,6 +188,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_rpi16", &p->fwd.rpi16, 1, 4, true},
         {"fwd_rpi_cols", &p->fwd.rpi_cols, 0, 1u << 30, false}, {"fwd_rpi_cols_max", &p->fwd.rpi_cols_max, 0, 1u << 30, false},
         {"fwd_rpi_cols_max_intel_bf16", &p->fwd.rpi_cols_max_intel_bf16, 0, 1u << 30, false},
+        {"fwd_rpi4_cols_intel_bf16", &p->fwd.rpi4_cols_intel_bf16, 0, 1u << 30, false},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
@@ -464,8 +465,15 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * faster there, bf16 with dweight/dbias at cols 2048 / 4096 / 16384, 2^26 elements: 43.4 /
      * 41.4 / 50.6 -> 29.9 / 33.1 / 30.1 ms, the first without and the others with the backward's
      * local row; fp32 at 4096 28.2 -> 35.3 ms, so fp32 keeps the table's 4) */
+    /* (Intel AVX512_BF16 hosts: 4 rows up to rpi4_cols_intel_bf16, the forward's short rows, whose
+     * chains of dependent steps are most of a row's time; session 19, bf16, 2^26 elements, --tune,
+     * ms, two rounds, 2 -> 4 rows: cols 64 27.45 / 26.75 -> 16.36 / 15.84, 128 15.98 / 15.59 ->
+     * 14.08 / 14.33, 256 16.21 / 16.81 -> 15.06 / 15.29; 384 12.35 / 12.43 -> 14.59 / 14.67, 512
+     * 14.54 / 14.41 -> 16.86 / 16.96, 2048 +21 %) */
+    const bool rpi4 = !backward && ctx->info.x86_intel_bf16 && op->rpi4_cols_intel_bf16 && cols <= op->rpi4_cols_intel_bf16;
     const unsigned rpi_req = max_elem != 2 ? op->rpi
                              : backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2 ? P->bwd_rpi16_avx2
+                             : rpi4 ? 4
                              : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
     /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,

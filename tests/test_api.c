@@ -1424,9 +1424,10 @@ END_TEST
 START_TEST(plan_fwd_rows_per_item_rule)
 {
     const unsigned cpu = test_device_is_cpu(), two = cpu ? 2 : 1;
-    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,local_row_kib_intel_bf16=16,fwd_rpi16=2,fwd_rpi_cols_max=4096,fwd_rpi_cols_max_intel_bf16=0"),
+    clnorm_context *a = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,local_row_kib_intel_bf16=16,fwd_rpi16=2,fwd_rpi_cols_max=4096,fwd_rpi_cols_max_intel_bf16=0,"
+                                                        "fwd_rpi4_cols_intel_bf16=0"),
                    *b = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=4,fwd_rpi_cols_max=2048,"
-                                                       "fwd_rpi_cols_max_intel_bf16=0,"
+                                                       "fwd_rpi_cols_max_intel_bf16=0,fwd_rpi4_cols_intel_bf16=0,"
                                                        "bwd_rpi16=1,bwd_rpi16_avx2=1"),
                    *g = class_context_with_tune("gpu", "fwd_rpi16=2,fwd_rpi_cols_max=0");
     ck_assert_uint_eq(plan_of(a, 0, 256, CLNORM_BF16).rows_per_item, two);
@@ -1445,19 +1446,29 @@ START_TEST(plan_fwd_rows_per_item_rule)
     ck_assert_uint_eq(plan_of(b, 1, 2048, CLNORM_BF16).rows_per_item, 1);
     /* where 4 rows do not fit the bound but 2 do, 2 (24 KiB: 6 * 1024 floats > 16 KiB >= 4 * 1024) */
     clnorm_context *h = class_context_with_tune("cpu", "local_row_kib=16,local_row_kib_avx2=16,local_row_kib_intel_bf16=16,fwd_rpi16=4,fwd_rpi_cols_max=0,"
-                                                        "fwd_rpi_cols_max_intel_bf16=0");
+                                                        "fwd_rpi_cols_max_intel_bf16=0,fwd_rpi4_cols_intel_bf16=0");
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).rows_per_item, two);
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).local_row, cpu);
     clnorm_context_release(h);
     /* fwd_rpi_cols_max_intel_bf16 instead of fwd_rpi_cols_max on Intel AVX512_BF16 PoCL hosts */
     const bool intel_bf16 = pocl_x86_intel_bf16();
     h = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=2,"
-                                       "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=4096");
+                                       "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=4096,fwd_rpi4_cols_intel_bf16=0");
     ck_assert_uint_eq(plan_of(h, 0, 512, CLNORM_BF16).rows_per_item, two);
     ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_BF16).rows_per_item, intel_bf16 ? 2 : 1);
     ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_BF16).local_row, cpu);
     ck_assert_uint_eq(plan_of(h, 0, 4104, CLNORM_BF16).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_F32).rows_per_item, 1);
+    clnorm_context_release(h);
+    /* ... and fwd_rpi4_cols_intel_bf16: 4 rows up to those cols there (the backward keeps its own) */
+    h = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=2,"
+                                       "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=0,fwd_rpi4_cols_intel_bf16=256,"
+                                       "bwd_rpi16=1,bwd_rpi16_avx2=1");
+    ck_assert_uint_eq(plan_of(h, 0, 256, CLNORM_BF16).rows_per_item, intel_bf16 ? 4 : two);
+    ck_assert_uint_eq(plan_of(h, 0, 64, CLNORM_F16).rows_per_item, intel_bf16 ? 4 : two);
+    ck_assert_uint_eq(plan_of(h, 0, 264, CLNORM_BF16).rows_per_item, two);
+    ck_assert_uint_eq(plan_of(h, 0, 256, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(h, 1, 256, CLNORM_BF16).rows_per_item, 1);
     clnorm_context_release(h);
     clnorm_context_release(a);
     clnorm_context_release(b);
