@@ -129,20 +129,21 @@
  *     rows per item) * cols floats take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
  *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never),
  *     `local_row_kib_intel_bf16` (the same bound instead, on a PoCL x86 host whose CPU is Intel's
- *     and has AVX-512 and AVX512_BF16, Sapphire Rapids on; 0 = `local_row_kib`) and
- *     `bwd_local_row_kib_avx2` (on such a host only: the backward of all-16-bit calls, one item
+ *     and has AVX512_BF16, and which PoCL compiles for as an AVX-512 CPU (its device name holds
+ *     "avx512"); 0 = `local_row_kib`) and
+ *     `bwd_local_row_kib_avx2` (on a PoCL x86 host without AVX-512 only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
  *     2 * rows-per-item * cols floats take at most this many KiB, with the weight's fp32 copy where
  *     cols more fit too; 0 = never), `bwd_local_row_kib_intel_bf16` (the same, on a PoCL x86 host
- *     whose CPU is Intel's and has AVX-512 and AVX512_BF16; 0 = never), `bwd_rpi16_avx2`
- *     (on such a host: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
+ *     whose CPU is Intel's and has AVX512_BF16, as above; 0 = never), `bwd_rpi16_avx2`
+ *     (on a PoCL x86 host without AVX-512: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
  *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
  *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
  *     to these cols; 0 = no bound; `fwd_rpi_cols_max_intel_bf16` instead of the latter on a PoCL
  *     x86 host whose CPU is Intel's with AVX512_BF16, 0 = `fwd_rpi_cols_max`;
  *     `fwd_rpi4_cols_intel_bf16`: on such a host 4 rows instead of `fwd_rpi16` up to these cols,
- *     0 = never), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
+ *     within the same `fwd_rpi_cols` / upper bound and the local row's bound, 0 = never), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
  *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
  *     many work-items, above 32; 0 = never, else up to 1024; backward calls with dweight/dbias
  *     and a residual gradient whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`

@@ -221,7 +221,7 @@ typedef struct clnorm_device_params {
                                PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
                                fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
                                floats take at most this many KiB (and the weight's fp32 copy where cols
-                               more fit too); 0: never (and elsewhere) */
+                               more fit too); 0: never (and on other hosts but the next field's) */
     unsigned bwd_local_row_kib_intel_bf16; /* the same on PoCL x86 hosts with an Intel CPU that has
                                AVX512_BF16 (info.x86_intel_bf16); 0: never there */
     unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
