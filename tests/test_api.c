@@ -1344,7 +1344,8 @@ static bool pocl_x86_intel_bf16(void)
 
 /* The CPU row's forward on a CPU device converts weight, bias and an all-16-bit row to fp32 once
  * into local memory when their (2 + rows per item) * cols floats fit local_row_kib (local_row_kib_avx2
- * on PoCL x86 hosts without AVX-512); the CPU row takes one row per item from cols 513, so 12 KiB is
+ * on PoCL x86 hosts without AVX-512, local_row_kib_intel_bf16 on Intel AVX512_BF16 ones); the CPU
+ * row takes one row per item from cols 513 (on Intel AVX512_BF16 hosts from 32769), so 12 KiB is
  * cols 1024 exactly, 48 KiB cols 4096 (the kernel's row-sum scratch is checked against the
  * device's local memory, not against the table's size). */
 START_TEST(plan_local_row_rule)
