@@ -336,12 +336,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         }
 #ifdef NV_PREFETCH
         /* the block after that into L2 (host-chosen, NVIDIA): the memory system then has a second
-         * row in flight while this one's reductions and stores run */
-#ifndef PF_DIST
-#define PF_DIST 2
-#endif
+         * row in flight while this one's reductions and stores run (three blocks ahead was slower) */
         {
-            const ulong pb = blk + PF_DIST * blocks_step(), pr = pb * RPW + lid / TPR;
+            const ulong pb = blk + 2 * blocks_step(), pr = pb * RPW + lid / TPR;
             if (pb < blk_end && pr < rows)
                 PREFETCH_ROW(x + x_off + pr * x_ld, cols * sizeof(STORAGE(T_X)), lane)
         }

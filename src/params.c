@@ -858,8 +858,8 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * rows lost (28672 0.1523 -> 0.1574, 32768 0.1531 / 0.1536 -> 0.1578 / 0.1577), and so did
          * the shorter rows pipelined in 2-3 groups per compute unit (8192 0.1442 -> 0.1463, 5120
          * 0.1424 -> 0.1461; their table layouts are not pipelined). Three blocks ahead: 16384 0.148. */
-        L.prefetch = L.pipe && L.persistent && !L.raw && op->pipe_prefetch_cols && cols >= op->pipe_prefetch_cols &&
-                     ctx->info.nv_cc_major > 0;
+        L.prefetch = L.pipe && !L.raw && op->pipe_prefetch_cols && cols >= op->pipe_prefetch_cols &&
+                     ctx->info.nv_cc_major > 0; /* (pipelined grids are persistent) */
         L.groups = L.persistent ? balance_groups(persistent_groups, blocks, op) : blocks;
         if (L.groups > blocks)
             L.groups = blocks;
