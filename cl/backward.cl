@@ -74,6 +74,9 @@ typedef float8 sums_t;
 #if RPI > 1 && NCACHE == 0 && NACC > 0
 #error "RPI > 1 needs the register cache or the streaming regime (not NACC alone)"
 #endif
+#if defined(UNALIGNED) && (NACC != 0 || defined(COLSWEEP))
+#error "UNALIGNED is for the streaming regime (its tail is summed apart)"
+#endif
 /* what the register cache holds per vector: x and dy as stored, or x-hat and g in fp32 */
 #ifdef CACHE_RAW
 #define CX_T RAWV(T_X)
@@ -208,8 +211,11 @@ inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global 
 #error "LOCAL_ROW is for the streaming one-item-per-row shape"
 #endif
 /* the local row: x-hat and g of row i at (2i) * cols and (2i + 1) * cols, then the weight */
-#define XH_L(i, k) (*(__local floatv *)(lrow + (2 * (i)) * cols + (k) * VEC))
-#define G_L(i, k) (*(__local floatv *)(lrow + (2 * (i) + 1) * cols + (k) * VEC))
+#define XH_L(i, k) (*(__local floatv *)(lrow + (2 * (i)) * LCOLS(cols) + (k) * VEC))
+#define G_L(i, k) (*(__local floatv *)(lrow + (2 * (i) + 1) * LCOLS(cols) + (k) * VEC))
+/* (one element, e: UNALIGNED's tail) */
+#define XH_L1(i, e) lrow[(2 * (i)) * LCOLS(cols) + (e)]
+#define G_L1(i, e) lrow[(2 * (i) + 1) * LCOLS(cols) + (e)]
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -270,6 +276,8 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         STW(pw, k * VEC, (floatv)0.0f);
         STW(pb, k * VEC, (floatv)0.0f);
     }
+    TAIL_FOR(e)
+        pw[e] = pb[e] = 0.0f;
 #endif
 #else
     (void)part;
@@ -279,12 +287,16 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
      * once per work-group, after the rows' x-hat and g (bf16 with dweight/dbias on PoCL, AVX2
      * host, 2^26 elements, ms: cols 256 18.4 -> 17.5, 1024 17.0 -> 16.7, 4096 18.8 -> 18.8, 8192
      * 18.6 -> 18.9) */
-    __local float *lw = lrow + 2 * RPI * cols;
+    __local float *lw = lrow + 2 * RPI * LCOLS(cols);
     for (long k = 0; k < nv; ++k)
         *(__local floatv *)(lw + k * VEC) = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
+    TAIL_FOR(e)
+        lw[e] = has_w ? LD1(T_W, wr, e) : 1.0f;
 #define W_STREAM(k) (*(__local floatv *)(lw + (k) * VEC))
+#define W_STREAM1(e) lw[e]
 #else
 #define W_STREAM(k) (has_w ? LDV(T_W, wr, (k) * VEC) : (floatv)1.0f)
+#define W_STREAM1(e) (has_w ? LD1(T_W, wr, e) : 1.0f)
 #endif
 #if NCACHE > 0
     CX_T xc[RPI][NCACHE];
@@ -502,10 +514,42 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                 sgx[i] += pgx[i];
             }
         }
+        /* UNALIGNED: the elements past the whole vectors, as above one at a time */
+        float tg[RPI], tgx[RPI];
+#pragma unroll
+        for (int i = 0; i < RPI; ++i)
+            tg[i] = tgx[i] = -0.0f;
+        TAIL_FOR(e) {
+            const float wv = W_STREAM1(e);
+            float aw = -0.0f, ab = -0.0f;
+#pragma unroll
+            for (int i = 0; i < RPI; ++i) {
+                if (valid[i]) {
+                    const float d = LD1(T_DY, dyr[i], e);
+                    const float xhat = (LD1(T_X, xr[i], e) - mu[i]) * rs[i];
+                    const float g = has_w ? d * wv : d;
+#ifdef LOCAL_ROW
+                    XH_L1(i, e) = xhat;
+                    G_L1(i, e) = g;
+#endif
+                    tg[i] += g;
+                    tgx[i] += g * xhat;
+                    aw += d * xhat;
+                    ab += d;
+                }
+            }
+#if PARTIALS
+            pw[e] += aw;
+            pb[e] += ab;
+#else
+            (void)aw;
+            (void)ab;
+#endif
+        }
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            sv[2 * i] = hsumv(sg[i]);
-            sv[2 * i + 1] = hsumv(sgx[i]);
+            sv[2 * i] = hsumv(sg[i]) + tg[i];
+            sv[2 * i + 1] = hsumv(sgx[i]) + tgx[i];
         }
 #endif
         SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
@@ -605,6 +649,19 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                 if (flags & BWD_DRES)
                     v += LDV(T_DR, drr, k * VEC);
                 STV(T_DX, dxr, k * VEC, v);
+            }
+            TAIL_FOR(e) {
+#ifdef LOCAL_ROW
+                const float xhat = XH_L1(i, e), g = G_L1(i, e);
+#else
+                const float d = LD1(T_DY, dyr, e);
+                const float xhat = (LD1(T_X, xr, e) - mu[i]) * rs[i];
+                const float g = has_w ? d * LD1(T_W, wr, e) : d;
+#endif
+                float v = rs[i] * (g - a - xhat * c);
+                if (flags & BWD_DRES)
+                    v += LD1(T_DR, drr, e);
+                ST1(T_DX, dxr, e, v);
             }
 #endif
         }

@@ -41,14 +41,46 @@
 #define CHUNK 64
 #endif
 
+/* UNALIGNED (host-chosen, the CPU row's shape: one item per row, the row streamed, no register
+ * cache): rows may start at any element and cols need not be a multiple of VEC. Vector accesses
+ * then go through vloadN / vstoreN, which need element alignment only (on x86 an unaligned load
+ * costs what an aligned one does unless it crosses a cache line); a row's first cols / VEC vectors
+ * are taken as vectors and its last cols % VEC elements one at a time (TAIL_FOR below); local-memory
+ * rows are LCOLS(cols) floats apart, whole vectors. Without it the host narrows VEC to what divides
+ * cols and every offset and stride, down to 1 element (PoCL, 2^26 elements: cols 1023 took 2-5
+ * times as long as 1000). */
+#ifdef UNALIGNED
+#if VEC == 1 || defined(LANE_PERM)
+#error "UNALIGNED needs vectors in natural order"
+#endif
+#if TPR != 1 || RPW != 1 || NCACHE != 0
+#error "UNALIGNED is for the streaming one-item-per-row shape"
+#endif
+#define LCOLS(n) (((n) + VEC - 1) / VEC * VEC)
+/* the row's elements past its whole vectors (nv of them), one at a time */
+#define TAIL_FOR(e) for (long e = nv * VEC; e < (long)cols; ++e)
+#else
+#define LCOLS(n) (n)
+/* (no tail: a loop the compiler removes, so that the tail's code need not be under #ifdef; the
+ * tail sums start at -0, the additive identity, so adding them folds away too) */
+#define TAIL_FOR(e) for (long e = 0; e < 0; ++e)
+#endif
+
 /* Stores of outputs (y, dx): NT_STORE (CPUs, large tensors) writes them around the cache, so a
- * store does not first read its line (the write-allocate read is a third of a copy's traffic). */
-#ifdef NT_STORE
+ * store does not first read its line (the write-allocate read is a third of a copy's traffic).
+ * STORE_RAW: a vector store of type T at p, aligned or (UNALIGNED) not. */
+#ifdef UNALIGNED
+#define STORE_RAW(T, p, v) CAT(store_u_, T)((__global void *)(p), (v))
+#define STORE_OUT(T, p, v) STORE_RAW(T, p, v)
+#define NT_FENCE()
+#elif defined(NT_STORE)
+#define STORE_RAW(T, p, v) (*(__global T *)(p) = (v))
 #define STORE_OUT(T, p, v) __builtin_nontemporal_store((v), (__global T *)(p))
 /* non-temporal stores are weakly ordered: each work-item fences its own before it ends (x86) */
 #define NT_FENCE() __asm__ volatile("sfence" ::: "memory")
 #else
-#define STORE_OUT(T, p, v) (*(__global T *)(p) = (v))
+#define STORE_RAW(T, p, v) (*(__global T *)(p) = (v))
+#define STORE_OUT(T, p, v) STORE_RAW(T, p, v)
 #define NT_FENCE()
 #endif
 
@@ -162,9 +194,29 @@ typedef uint8 uinth;
 /* uint vector of VEC lanes (one per element, e.g. an fp32 vector's bits) */
 typedef CAT(uint, VN) uintv;
 
+#ifdef UNALIGNED
+#ifdef __clang__
+/* clang (PoCL): the vector types with their elements' alignment, so that each access is one
+ * unaligned vector instruction (PoCL's vstore16 of ushort became 16 two-byte stores, and the bf16
+ * forward at cols 1000 took 34 ms against 15 with aligned 8-element vectors) */
+typedef floatv floatv_ua __attribute__((aligned(4)));
+typedef uinth uinth_ua __attribute__((aligned(2)));
+inline void store_u_floatv(__global void *p, floatv v) { *(__global floatv_ua *)p = v; }
+inline void store_u_uinth(__global void *p, uinth v) { *(__global uinth_ua *)p = v; }
+inline floatv ldw(const __global float *p, long i) { return *(const __global floatv_ua *)(p + i); }
+inline uinth ldu16(const __global ushort *p) { return *(const __global uinth_ua *)p; }
+#else
+/* OpenCL's own unaligned access */
+inline void store_u_floatv(__global void *p, floatv v) { CAT(vstore, VEC)(v, 0, (__global float *)p); }
+inline void store_u_uinth(__global void *p, uinth v) { CAT(vstore, VEC)(CAT(as_ushort, VN)(v), 0, (__global ushort *)p); }
+inline floatv ldw(const __global float *p, long i) { return CAT(vload, VEC)(0, p + i); }
+inline uinth ldu16(const __global ushort *p) { return CAT(as_, uinth)(CAT(vload, VEC)(0, p)); }
+#endif
+#else
 /* raw vector access to fp32 data: the backward's workspace, which only our kernels read */
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
-inline void stw(__global float *p, long i, floatv v) { *(__global floatv *)(p + i) = v; }
+#endif
+inline void stw(__global float *p, long i, floatv v) { STORE_RAW(floatv, p + i, v); }
 
 /* interleave even and odd elements back into one vector */
 #if VEC == 2
@@ -199,8 +251,13 @@ inline floatv interleave(float8 e, float8 o)
 typedef floatv rawv_f32_t;
 typedef uinth rawv_bf16_t, rawv_f16_t;
 inline floatv ldr_f32(const __global float *p, long i) { return ldw(p, i); }
+#ifdef UNALIGNED
+inline uinth ldr_bf16(const __global ushort *p, long i) { return ldu16(p + i); }
+inline uinth ldr_f16(const __global half *p, long i) { return ldu16((const __global ushort *)(p + i)); }
+#else
 inline uinth ldr_bf16(const __global ushort *p, long i) { return *(const __global uinth *)(p + i); }
 inline uinth ldr_f16(const __global half *p, long i) { return *(const __global uinth *)(p + i); }
+#endif
 #ifndef LANE_PERM
 inline floatv cvr_f32(floatv v) { return v; }
 #ifdef BF16_ZEXT
@@ -260,13 +317,13 @@ inline uint bf16x2(float lo, float hi)
     (uint8)(bf16x2(e.s0, o.s0), bf16x2(e.s1, o.s1), bf16x2(e.s2, o.s2), bf16x2(e.s3, o.s3),              \
             bf16x2(e.s4, o.s4), bf16x2(e.s5, o.s5), bf16x2(e.s6, o.s6), bf16x2(e.s7, o.s7))
 #endif
-inline void stv_bf16(__global ushort *p, long i, floatv v) { *(__global uinth *)(p + i) = BF16_PACK(v.even, v.odd); }
+inline void stv_bf16(__global ushort *p, long i, floatv v) { STORE_RAW(uinth, p + i, BF16_PACK(v.even, v.odd)); }
 #elif defined(LANE_PERM)
 /* evens in the low half, odds in the high half: round all lanes at once, then pack */
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     const uintv r = BF16_RNE(uintv, CAT(as_uint, VN)(v), CAT(as_uint, VN)(isnan(v)));
-    *(__global uinth *)(p + i) = r.lo | (r.hi << 16);
+    STORE_RAW(uinth, p + i, r.lo | (r.hi << 16));
 }
 #elif defined(BF16_ZEXT)
 /* round to nearest even, NaN kept a quiet NaN, in natural order: narrowed by one conversion */
@@ -314,7 +371,7 @@ inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     const uinth e = bf16_bits(as_uinth(v.even), NANMASK(v.even));
     const uinth o = bf16_bits(as_uinth(v.odd), NANMASK(v.odd));
-    *(__global uinth *)(p + i) = e | (o << 16);
+    STORE_RAW(uinth, p + i, e | (o << 16));
 }
 #endif
 inline void stv_f16(__global half *p, long i, floatv v)

@@ -143,6 +143,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #if defined(PIPE) && NCACHE == 0
 #error "PIPE needs the register cache"
 #endif
+#if defined(UNALIGNED) && (defined(PIPE) || defined(FWD_CHAN))
+#error "UNALIGNED is for the streaming shape (its tail is summed apart)"
+#endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
      * once per group and the row once per row, into local memory ((2 + RPI) * cols floats, the host's
@@ -152,11 +155,16 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #if TPR != 1 || RPW != 1 || NCACHE != 0
 #error "LOCAL_ROW is for the streaming one-item-per-row shape"
 #endif
-    __local float *lw = lrow, *lb = lrow + cols, *lx = lrow + 2 * cols;
+    const long lc = (long)LCOLS(cols); /* from one local row to the next: whole vectors */
+    __local float *lw = lrow, *lb = lrow + lc, *lx = lrow + 2 * lc;
     for (long k = 0; k < nv; ++k) {
         *(__local floatv *)(lw + k * VEC) = (flags & FWD_WEIGHT) ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
         /* -0, the additive identity (a -0 product stays -0, as without a bias) */
         *(__local floatv *)(lb + k * VEC) = (flags & FWD_BIAS) ? LDV(T_B, br, k * VEC) : (floatv)(-0.0f);
+    }
+    TAIL_FOR(e) {
+        lw[e] = (flags & FWD_WEIGHT) ? LD1(T_W, wr, e) : 1.0f;
+        lb[e] = (flags & FWD_BIAS) ? LD1(T_B, br, e) : -0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -170,7 +178,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
      * and is never stored. The sums keep the blocked order of the loop below, with two partial
      * sums a row instead of four. FWD_PREFETCH (host-set on PoCL x86) is __builtin_prefetch, a
      * clang builtin. */
-#define XR(i, k) (*(__local floatv *)(lx + (i) * cols + (k) * VEC))
+#define XR(i, k) (*(__local floatv *)(lx + (i) * lc + (k) * VEC))
+#define XR1(i, e) lx[(i) * lc + (e)]
 #define XR_FIRST(i, k) (XR(i, k) = LDV(T_X, xr[i], (k) * VEC) - shift[i])
 #define SQ_DEV(i, k) ((XR(i, k) - dmean[i]) * (XR(i, k) - dmean[i]))
 /* acc[i] += the sum of TERM(i, k) over row i's vectors, in blocks of CHUNK vectors with two partial
@@ -197,7 +206,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = blk * RPI;
         const __global STORAGE(T_X) *xr[RPI];
-        float shift[RPI], dmean[RPI], rs[RPI];
+        float shift[RPI], dmean[RPI], rs[RPI], tail[RPI];
         floatv acc[RPI];
         bool valid[RPI];
 #ifdef FWD_PREFETCH
@@ -210,21 +219,33 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             xr[i] = x + x_off + (valid[i] ? row0 + i : row0) * x_ld;
             shift[i] = LD1(T_X, xr[i], 0);
             acc[i] = 0.0f;
+            tail[i] = -0.0f;
 #ifdef FWD_PREFETCH
             const ulong rn = row0 + blocks_step() * RPI + i;
             xn[i] = x + x_off + (rn < rows ? rn : rows - 1) * x_ld;
 #endif
         }
         ROWS_BLOCKED_SUM(XR_FIRST)
+        TAIL_FOR(e) {
+#pragma unroll
+            for (int i = 0; i < RPI; ++i)
+                tail[i] += (XR1(i, e) = LD1(T_X, xr[i], e) - shift[i]);
+        }
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            dmean[i] = hsumv(acc[i]) / (float)cols; /* mean - shift */
+            dmean[i] = (hsumv(acc[i]) + tail[i]) / (float)cols; /* mean - shift */
             acc[i] = 0.0f;
+            tail[i] = -0.0f;
         }
         ROWS_BLOCKED_SUM(SQ_DEV)
+        TAIL_FOR(e) {
+#pragma unroll
+            for (int i = 0; i < RPI; ++i)
+                tail[i] += (XR1(i, e) - dmean[i]) * (XR1(i, e) - dmean[i]);
+        }
 #pragma unroll
         for (int i = 0; i < RPI; ++i)
-            rs[i] = rsqrt(hsumv(acc[i]) / (float)cols + eps);
+            rs[i] = rsqrt((hsumv(acc[i]) + tail[i]) / (float)cols + eps);
         /* y may be x (in place): pass 3 reads the rows from local memory */
         for (long k = 0; k < nv; ++k) {
             const floatv wv = *(__local floatv *)(lw + k * VEC), bv = *(__local floatv *)(lb + k * VEC);
@@ -237,6 +258,12 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 if (valid[i])
                     STV(T_Y, y + y_off + (row0 + i) * y_ld, k * VEC, v);
             }
+        }
+        TAIL_FOR(e) {
+#pragma unroll
+            for (int i = 0; i < RPI; ++i)
+                if (valid[i])
+                    ST1(T_Y, y + y_off + (row0 + i) * y_ld, e, fma((XR1(i, e) - dmean[i]) * rs[i], lw[e], lb[e]));
         }
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
@@ -321,6 +348,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         const float dmean = ms.x; /* mean - shift */
         const float rs = rsqrt(ms.y / (float)cols + eps);
 #else /* not FWD_CHAN */
+        float tail = -0.0f; /* UNALIGNED: the sum over the row's elements past its whole vectors */
 #ifdef PIPE
         const float shift = shn;
 #pragma unroll
@@ -387,13 +415,16 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                         p0 += XS(k);
                     acc += (p0 + p1) + (p2 + p3);
                 }
+                TAIL_FOR(e)
+                    tail += LD1(T_X, xr, e) - shift;
             }
 #endif
         }
 #endif /* PIPE */
-        const float dmean = row_sum_nb(hsumv(acc), red) / (float)cols; /* mean - shift */
+        const float dmean = row_sum_nb(hsumv(acc) + tail, red) / (float)cols; /* mean - shift */
 
         acc = 0.0f;
+        tail = -0.0f;
         if (valid) {
 #if NCACHE > 0
 #pragma unroll
@@ -425,10 +456,14 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                     }
                     acc += (p0 + p1) + (p2 + p3);
                 }
+                TAIL_FOR(e) {
+                    const float d = LD1(T_X, xr, e) - shift - dmean;
+                    tail += d * d;
+                }
             }
 #endif
         }
-        const float var = row_sum_nb(hsumv(acc), red + RED_SIZE) / (float)cols;
+        const float var = row_sum_nb(hsumv(acc) + tail, red + RED_SIZE) / (float)cols;
         const float rs = rsqrt(var + eps);
 #endif /* FWD_CHAN */
 
@@ -457,6 +492,14 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                     if (flags & FWD_BIAS)
                         v += LDV(T_B, br, k * VEC);
                     STV(T_Y, yr, k * VEC, v);
+                }
+                TAIL_FOR(e) {
+                    float v = (LD1(T_X, xr, e) - shift - dmean) * rs;
+                    if (flags & FWD_WEIGHT)
+                        v *= LD1(T_W, wr, e);
+                    if (flags & FWD_BIAS)
+                        v += LD1(T_B, br, e);
+                    ST1(T_Y, yr, e, v);
                 }
             }
 #endif

@@ -51,7 +51,12 @@
  *     `perm`), `packed` (each kernel's scalars in one vector argument instead of one argument
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
  *     NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
- *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never), `red_lanes` (dweight/dbias reduction lanes per column, a power
+ *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never; not with
+ *     unaligned vectors), `unaligned_bytes` (CPU devices, the streaming one-item-per-row layout of
+ *     the CPU row: where cols, an offset or a row stride would narrow the vectors below this many
+ *     bytes, the table's width is kept, the vector accesses unaligned and each row's last cols %
+ *     width elements taken one at a time; the CPU row's 16, 0 = never, up to 64; see `unaligned`
+ *     in #clnorm_launch_info), `red_lanes` (dweight/dbias reduction lanes per column, a power
  *     of two up to 32), and for the forward (`fwd_`) and the backward
  *     (`bwd_`): `_tpr` (items per row, 0 = derived, else a power of two up to 1024), `_target` and
  *     `_target16` (vectors per item aimed at when deriving it, for 32-bit and all-16-bit data,
@@ -507,13 +512,14 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
                                          every offset and every row stride, within the table's
                                          vector bytes, 16 elements and the device's base-address
-                                         alignment */
+                                         alignment; where `unaligned` is 1, the table's width
+                                         whatever cols, offsets and strides are */
     unsigned items_per_row;         /**< work-items sharing one row */
     unsigned rows_per_group;        /**< row slots of one work-group (it handles rows_per_group *
                                          rows_per_item rows at once) */
@@ -603,6 +609,14 @@ typedef struct clnorm_launch_info {
                                          pipelined forward, `fwd_pipe_prefetch_cols`); 0: no
                                          prefetch (always on other devices) (0.12 appended this
                                          field) */
+    unsigned unaligned;             /**< 1 when cols (or, in a real call, an offset or a row
+                                         stride) is not a multiple of the table's vector width and
+                                         the kernel keeps that width anyway: vector accesses at
+                                         any element alignment, and each row's last cols %
+                                         vector_width elements one at a time (the CPU row, table
+                                         key `unaligned`: one item per row, the row streamed);
+                                         0: every vector access is aligned, vector_width narrowed
+                                         to what divides them (0.13 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

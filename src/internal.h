@@ -202,6 +202,11 @@ typedef struct clnorm_device_params {
     bool packed_args;       /* each kernel's scalars in one vector argument (PACKED_ARGS; NVIDIA,
                                whose enqueue costs per argument), else one argument each */
     bool lane_perm;         /* calls with 16-bit tensors run in permuted-lane order (CPUs) */
+    unsigned unaligned_bytes; /* the streaming one-item-per-row shape (the CPU row): where cols, an
+                               offset or a stride would narrow the vectors below this many bytes,
+                               keep the table's width instead, with unaligned vector accesses and
+                               the row's last cols % width elements one at a time (UNALIGNED);
+                               0: never */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in
@@ -258,6 +263,8 @@ typedef struct clnorm_launch {
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
+    bool unaligned; /* vectors of vec elements at any element alignment, the row's last cols % vec
+                       elements one at a time (UNALIGNED; local rows LCOLS(cols) floats apart) */
     unsigned chan;     /* forward: mean and variance from one read, chan vectors per chunk (FWD_CHAN; 0: off) */
     unsigned colsweep; /* backward with dweight/dbias summed by columns (COLSWEEP): column lanes
                           per group (0: per-group partial rows) */
@@ -273,6 +280,9 @@ typedef struct clnorm_launch {
  * max_elem: the widest element size (bytes) among those tensors. */
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool dres, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem);
+/* The length of the kernels' local-memory rows (LOCAL_ROW): cols, rounded up to whole vectors
+ * where the plan's vectors are unaligned (common.cl, LCOLS). */
+size_t clnorm__local_cols(const clnorm_launch *L, size_t cols);
 
 /* ---- programs.c: build once per (kernel, options), cache per context ------------------------ */
 typedef enum clnorm_kernel_id { CLNORM_K_FORWARD, CLNORM_K_BACKWARD, CLNORM_K_REDUCE, CLNORM_K_COUNT } clnorm_kernel_id;

@@ -49,6 +49,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->column_sweep = L.colsweep;
     info->one_read_stats = L.chan;
     info->l2_prefetch = !L.prefetch ? 0 : backward ? 1 : 2;
+    info->unaligned = L.unaligned;
     return CLNORM_SUCCESS;
 }
 

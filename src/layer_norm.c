@@ -129,7 +129,8 @@ static size_t max4(size_t a, size_t b, size_t c, size_t d)
  * table row asks for it, for calls with 16-bit tensors and vector access. */
 static bool lane_perm(const clnorm_context *ctx, const clnorm_launch *L, const clnorm_view *const *v, size_t n)
 {
-    if (!ctx->params->lane_perm || L->vec < 2)
+    /* (not with unaligned vectors: their rows' tails are in natural order) */
+    if (!ctx->params->lane_perm || L->vec < 2 || L->unaligned)
         return false;
     for (size_t i = 0; i < n; ++i)
         if (v[i]->present && clnorm__dtype_size(v[i]->dtype) == 2)
@@ -168,10 +169,12 @@ static bool bf16_inputs_only(const clnorm_context *ctx, bool perm, const clnorm_
 /* " -DNT_STORE" when the call's output (its rows x stride span) is at least the table's size for
  * non-temporal stores, on PoCL's x86 CPU device: written around the cache, a store does not read
  * its line first, and an output that large would leave the cache before anyone read it. Only with
- * persistent grids, whose work-items fence their stores once, at their end. */
-static const char *nt_option(const clnorm_context *ctx, size_t rows, size_t cols, const clnorm_view *out)
+ * persistent grids, whose work-items fence their stores once, at their end; not with unaligned
+ * vectors (a non-temporal vector store needs an aligned address). */
+static const char *nt_option(const clnorm_context *ctx, const clnorm_launch *L, size_t rows, size_t cols,
+                             const clnorm_view *out)
 {
-    if (!ctx->params->nt_kib || !ctx->info.pocl_x86)
+    if (!ctx->params->nt_kib || !ctx->info.pocl_x86 || L->unaligned)
         return "";
     const double bytes = ((double)(rows - 1) * (double)out->stride + (double)cols) * (double)elem(out);
     return bytes >= (double)ctx->params->nt_kib * 1024.0 ? " -DNT_STORE" : "";
@@ -185,9 +188,9 @@ static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s",
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s",
              ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi,
-             L->raw ? " -DCACHE_RAW" : "",
+             L->unaligned ? " -DUNALIGNED" : "", L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", L->bfly ? " -DROW_SUM_BFLY" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
              zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "") < n;
 }
@@ -199,7 +202,7 @@ static uint32_t dtype_code(const clnorm_view *v) { return v->present ? (uint32_t
 enum {
     KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
     KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
-    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_BFLY = 1u << 13
+    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_BFLY = 1u << 13, KEY_UNALIGNED = 1u << 14
 };
 static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
 {
@@ -213,7 +216,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
     k->v[6] = L->rpi;
     k->v[7] = (L->raw ? KEY_RAW : 0) | (L->pipe ? KEY_PIPE : 0) | (L->persistent ? KEY_PERSISTENT : 0) |
               (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) | (L->bfly ? KEY_BFLY : 0) |
-              (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
+              (L->unaligned ? KEY_UNALIGNED : 0) | (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
     k->v[9] = L->acc_local;
     k->v[15] = L->colsweep | (uint32_t)L->chan << 16; /* (the backward's and the forward's: never both) */
@@ -328,7 +331,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
     const bool perm = lane_perm(ctx, &L, fwd_views, 4);
     const fwd_options_arg oa = {&L, perm, x86_bf16(ctx, &L, fwd_views, 4), bf16_inputs_only(ctx, perm, fwd_views, 4),
-                                L.persistent ? nt_option(ctx, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};
+                                L.persistent ? nt_option(ctx, &L, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};
     clnorm_variant_key key;
     plan_key(&key, CLNORM_K_FORWARD, &L, oa.perm, oa.x86);
     key.v[7] |= (*oa.nt ? KEY_NT : 0) | (oa.bf16_only ? KEY_BF16_ONLY : 0);
@@ -370,7 +373,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
         arg_mem(&a, &vm);
         arg_mem(&a, &vr);
         if (L.local_row) /* weight, bias and the item's rows in fp32 */
-            arg_local_bytes(&a, (2 + (size_t)L.rpi) * cols * sizeof(float));
+            arg_local_bytes(&a, (2 + (size_t)L.rpi) * clnorm__local_cols(&L, cols) * sizeof(float));
         if (a.err != CL_SUCCESS)
             st = enqueue_failed(ctx, "clSetKernelArg (forward)", a.err);
     }
@@ -558,7 +561,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me);
     const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const bwd_options_arg oa = {&L, lane_perm(ctx, &L, bwd_views, 5), x86_bf16(ctx, &L, bwd_views, 5), partials,
-                                vdr.present, nt_option(ctx, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};
+                                vdr.present, nt_option(ctx, &L, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};
     clnorm_variant_key key;
     plan_key(&key, CLNORM_K_BACKWARD, &L, oa.perm, oa.x86);
     key.v[7] |= (*oa.nt ? KEY_NT : 0) | (partials ? KEY_PARTIALS : 0) | (vdr.present ? KEY_DRES : 0);
@@ -618,7 +621,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         arg_mem(&a, &vdx);
         arg(&a, sizeof part, &part);
         if (L.local_row) /* x-hat and g of the item's rows, then the weight, in fp32 */
-            arg_local_bytes(&a, (2 * (size_t)L.rpi + (L.local_w ? 1 : 0)) * cols * sizeof(float));
+            arg_local_bytes(&a, (2 * (size_t)L.rpi + (L.local_w ? 1 : 0)) * clnorm__local_cols(&L, cols) * sizeof(float));
         if (partials)
             reduce_args(&r, ctx->params->packed_args, cols, &L, rflags, part, &vdw, &vdb);
         if (a.err != CL_SUCCESS || r.err != CL_SUCCESS)

@@ -99,7 +99,7 @@ static const clnorm_device_params table[] = {
      * one -> two rows: cols 256 15.0 -> 12.5, 512 15.1 -> 11.5; 1024 10.95 -> 11.05, 2048 11.6 ->
      * 14.5). */
     {
-     .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true,
+     .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true, .unaligned_bytes = 16,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
              .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
@@ -232,6 +232,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_short16_target_res", &p->bwd.short16_target_res, 0, 64, false},
         {"bwd_short16_groups_res", &p->bwd.short16_groups_res, 0, 64, false},
         {"fwd_chan", &p->fwd.chan, 0, 16, true},    {"fwd_chan16", &p->fwd.chan16, 0, 16, true},
+        {"unaligned_bytes", &p->unaligned_bytes, 0, 64, false},
     };
     const char *s = spec;
     while (*s) {
@@ -419,7 +420,7 @@ static size_t balance_groups(size_t groups, size_t blocks, const clnorm_op_param
 }
 
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
-                               size_t cols, size_t align_or, size_t max_elem)
+                               size_t cols, size_t align_or, size_t max_elem, bool unaligned)
 {
     const clnorm_device_params *P = ctx->params;
     clnorm_launch L = {0};
@@ -446,6 +447,12 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     const size_t vec_asked = vec;
     while (vec > 1 && (low == 0 || low % vec != 0))
         vec /= 2;
+    /* (unaligned: the caller's choice, below, for the CPU row's shape: the vectors stay full width
+     * where alignment would leave them under unaligned_bytes) */
+    if (unaligned && vec < vec_asked && vec * max_elem < P->unaligned_bytes) {
+        vec = vec_asked;
+        L.unaligned = true;
+    }
     L.vec = (unsigned)vec;
     /* (the short16 rule's items and groups were measured at its own vector width only: where the
      * alignment takes a narrower one, the call gets the table's plan for that width) */
@@ -750,8 +757,10 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     const bool cpu_dev = (ctx->info.type & CL_DEVICE_TYPE_CPU) != 0;
     /* (2 + RPI) * cols floats: weight, bias and the item's rows. The forward's RPI rows only with the
      * local row: where they would not fit, half as many (the local row gained more). */
+    /* (the local rows' length: cols, or with unaligned vectors cols rounded up to whole vectors) */
+    const size_t lcols = clnorm__local_cols(&L, cols);
     for (;;) {
-        const double row_bytes = (2.0 + L.rpi) * (double)cols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
+        const double row_bytes = (2.0 + L.rpi) * (double)lcols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
         L.local_row = cpu_dev && !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
                       row_bytes <= (double)row_kib * 1024.0 &&
                       (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
@@ -781,7 +790,7 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
                                  : ctx->info.x86_intel_bf16 ? P->bwd_local_row_kib_intel_bf16
                                                             : 0;
         for (int with_w = 1; with_w >= 0 && !L.local_row; --with_w) {
-            const double b_bytes = (2.0 * L.rpi + with_w) * (double)cols * sizeof(float), b_all = b_bytes + 64.0;
+            const double b_bytes = (2.0 * L.rpi + with_w) * (double)lcols * sizeof(float), b_all = b_bytes + 64.0;
             L.local_row = cpu_dev && bwd_kib && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc &&
                           b_bytes <= (double)bwd_kib * 1024.0 &&
                           (!ctx->info.local_mem || b_all <= (double)ctx->info.local_mem);
@@ -902,7 +911,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * 1.000). */
     const unsigned cs_cols = max_elem == 2 ? op->colsweep16_cols : op->colsweep_cols;
     if (backward && partials && cs_cols && cols >= cs_cols && !ctx->params->contig_rows) {
-        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem);
+        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false);
         const size_t nv = cols / L.vec, wg = (size_t)L.tpr * L.rpw;
         if (op->colsweep_groups) {
             const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
@@ -924,5 +933,27 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             return L;
         }
     }
-    return plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem);
+    /* Unaligned full-width vectors (the table's `unaligned_bytes`, the CPU row) where alignment
+     * would narrow them below that many bytes, if the plan is then the streaming one-item-per-row
+     * shape the kernels take them in (a tuned table may ask for another: then the narrower
+     * vectors). CPU devices only, as the local row: measured there, and common.cl's unaligned
+     * types are a clang extension (the vloadN / vstoreN it falls back on elsewhere are OpenCL's). PoCL on session 20's Intel host (AVX-512), 2^26 elements, ms, two alternations,
+     * narrowed -> unaligned: cols 1002 (fp32 2 elements, bf16 2) forward fp32 33.8 / 32.6 ->
+     * 25.5 / 27.9, bf16 34.0 / 34.8 -> 19.2 / 19.4, backward fp32 50.2 -> 34.5 / 37.0, bf16 57.8
+     * / 57.7 -> 18.8 / 19.3; cols 1004 (fp32 4, bf16 4 elements) bf16 forward 22.4 / 22.3 -> 19.7
+     * / 19.6, backward 29.0 / 28.5 -> 18.8 / 19.3, but fp32 forward 20.8 / 22.2 -> 25.2 / 25.9;
+     * cols 1000 (8 elements) fp32 forward 17.4 / 17.5 -> 25.2 / 25.3, bf16 13.4 / 11.2 -> 19.9 /
+     * 19.4: 64-byte accesses that split cache lines, and no non-temporal stores, cost more than
+     * 16-byte aligned ones, so 16 bytes is the bound. */
+    if (ctx->params->unaligned_bytes && (ctx->info.type & CL_DEVICE_TYPE_CPU)) {
+        const clnorm_launch L = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, true);
+        if (!L.unaligned || (L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc && !L.pipe && !L.chan && !L.colsweep))
+            return L;
+    }
+    return plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false);
+}
+
+size_t clnorm__local_cols(const clnorm_launch *L, size_t cols)
+{
+    return L->unaligned ? (cols + L->vec - 1) / L->vec * L->vec : cols;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dtype.h"
 #include "harness.h"
 #include "problem.h"
 
@@ -307,7 +308,15 @@ START_TEST(launch_plans)
                     ck_assert_msg(st == CLNORM_SUCCESS, "plan op %d dtype %d cols %zu: %s", ops[o], (int)dtypes[d], cols,
                                   clnorm_context_last_error(ctx));
                     const unsigned v = L.vector_width;
-                    ck_assert_msg(v >= 1 && v <= 16 && (v & (v - 1)) == 0 && cols % v == 0, "vector width %u, cols %zu", v, cols);
+                    ck_assert_msg(v >= 1 && v <= 16 && (v & (v - 1)) == 0 && (cols % v == 0 || L.unaligned == 1),
+                                  "vector width %u, cols %zu, unaligned %u", v, cols, L.unaligned);
+                    /* unaligned vectors: the streaming one-item row only, where cols is no multiple
+                     * of 16 bytes' elements */
+                    ck_assert_uint_le(L.unaligned, 1);
+                    if (L.unaligned)
+                        ck_assert(v > 1 && L.items_per_row == 1 && L.register_cache == 0 && L.reread_vectors == 0 &&
+                                  L.pipelined == 0 && L.column_sweep == 0 && L.one_read_stats == 0 &&
+                                  cols % (16 / dtype_size(dtypes[d])) != 0);
                     ck_assert(L.items_per_row >= 1 && L.rows_per_group >= 1);
                     ck_assert_uint_eq(L.work_group_size, L.items_per_row * L.rows_per_group);
                     if (L.register_cache)
@@ -1486,6 +1495,59 @@ END_TEST
  * given) or freshly created buffers must each run with their own values. Each pass runs the cases
  * in turn, so that every argument changes between consecutive calls; the second pass builds no
  * program (the variants' keys are known). Every result is checked against the float64 reference. */
+/* The CPU row's unaligned vectors (unaligned_bytes, 16 there; CPU devices only): where cols would
+ * narrow the vectors below 16 bytes, the table's 64-byte ones instead, unaligned, the row's last
+ * cols % 16 elements one at a time; not where the narrowed ones keep 16 bytes or more; never in the
+ * GPU rows; not with unaligned_bytes=0; and not where a tuned CPU table makes the call another
+ * layout than the streaming one-item row (here the register cache): then the narrowed vectors. */
+START_TEST(plan_unaligned_rule)
+{
+    const unsigned cpu_dev = test_device_is_cpu(); /* a CPU-device mode, as the local row */
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    clnorm_context *cpu = class_context_with_tune("cpu", "unaligned_bytes=16"),
+                   *off = class_context_with_tune("cpu", "unaligned_bytes=0"),
+                   *gpu = class_context_with_tune("gpu", "fwd_tpr=0"),
+                   *cached = class_context_with_tune("cpu", "unaligned_bytes=16,fwd_ncache=4");
+    const struct {
+        size_t cols;
+        clnorm_dtype dt;
+        unsigned narrowed, unaligned; /* the narrowed width; whether the CPU row keeps 16 instead */
+    } c[] = {
+        {1023, CLNORM_F32, 1, 1}, {1023, CLNORM_BF16, 1, 1}, {1002, CLNORM_F32, 2, 1}, {1002, CLNORM_BF16, 2, 1},
+        {1004, CLNORM_BF16, 4, 1}, {1004, CLNORM_F16, 4, 1}, {1004, CLNORM_F32, 4, 0}, {1000, CLNORM_F32, 8, 0},
+        {1000, CLNORM_BF16, 8, 0}, {3, CLNORM_F32, 1, 1}, {1024, CLNORM_BF16, 16, 0},
+    };
+    const int ops[] = {0, 1, 1 | RES, DX, DX | RES};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
+            const clnorm_launch_info p = plan_of(cpu, ops[o], c[i].cols, c[i].dt),
+                                     q = plan_of(off, ops[o], c[i].cols, c[i].dt);
+            const unsigned u = c[i].unaligned && cpu_dev;
+            ck_assert_msg(p.unaligned == u && p.vector_width == (u ? 16u : c[i].narrowed),
+                          "cols %zu dtype %d op %d: unaligned %u width %u", c[i].cols, (int)c[i].dt, ops[o], p.unaligned,
+                          p.vector_width);
+            ck_assert_uint_eq(p.items_per_row, 1);
+            ck_assert_uint_eq(p.register_cache, 0);
+            ck_assert_uint_eq(q.unaligned, 0);
+            ck_assert_uint_eq(q.vector_width, c[i].narrowed);
+            const clnorm_launch_info g = plan_of(gpu, ops[o], c[i].cols, c[i].dt);
+            ck_assert_uint_eq(g.unaligned, 0);
+        }
+    }
+    /* the forward's register cache (4 vectors per item) takes a 63-element row in 16-element
+     * vectors, not in the one-element ones: the rule keeps those, aligned, and the row streams */
+    const clnorm_launch_info r = plan_of(cached, 0, 63, CLNORM_F32);
+    ck_assert_uint_eq(r.unaligned, 0);
+    ck_assert_uint_eq(r.vector_width, 1);
+    ck_assert_uint_eq(r.register_cache, 0);
+    ck_assert_uint_eq(plan_of(cached, 0, 64, CLNORM_F32).register_cache, 4);
+    clnorm_context_release(cpu);
+    clnorm_context_release(off);
+    clnorm_context_release(gpu);
+    clnorm_context_release(cached);
+}
+END_TEST
+
 START_TEST(variant_args_follow_calls)
 {
     clnorm_context *ctx = test_context();
@@ -1546,6 +1608,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd_prefetch_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
+    tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
     return s;
