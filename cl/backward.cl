@@ -203,14 +203,14 @@ inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global 
 #endif
 
 /* LOCAL_ROW (CPUs, the streaming regime, one item per row slot: host-chosen): the first pass keeps
- * each of its RPI rows' x-hat and g in fp32 in local memory (2 * RPI * cols floats, and with
- * LOCAL_W cols more for the weight's fp32 copy: the host's argument), so that dx's pass reads them
+ * each of its RPI rows' x-hat and g in fp32 in local memory (2 * RPI * LCOLS(cols) floats, and with
+ * LOCAL_W LCOLS(cols) more for the weight's fp32 copy: the host's argument), so that dx's pass reads them
  * back instead of converting x, dy and the weight again and recomputing them. */
 #ifdef LOCAL_ROW
 #if TPR != 1 || RPW != 1 || NCACHE != 0 || NACC != 0
 #error "LOCAL_ROW is for the streaming one-item-per-row shape"
 #endif
-/* the local row: x-hat and g of row i at (2i) * cols and (2i + 1) * cols, then the weight */
+/* the local row: x-hat and g of row i at (2i) * lc and (2i + 1) * lc, then the weight (lc = LCOLS(cols)) */
 #define XH_L(i, k) (*(__local floatv *)(lrow + (2 * (i)) * LCOLS(cols) + (k) * VEC))
 #define G_L(i, k) (*(__local floatv *)(lrow + (2 * (i) + 1) * LCOLS(cols) + (k) * VEC))
 /* (one element, e: UNALIGNED's tail) */

@@ -4,7 +4,7 @@
  * on its own, e.g. for an offline compiler check):
  *   VEC     elements per vector load/store (1, 2, 4, 8, 16); the host guarantees that cols, every
  *           offset and every row stride of the vectorised tensors are multiples of VEC, so vector
- *           accesses are naturally aligned.
+ *           accesses are naturally aligned (except with UNALIGNED, below).
  *   TPR     work-items per row: a power of two up to 32, a multiple of 32 above (the in-warp
  *           butterflies and the two-level local sums need that); the row's statistics are reduced
  *           over them.
@@ -43,7 +43,7 @@
 
 /* UNALIGNED (host-chosen, the CPU row's shape: one item per row, the row streamed, no register
  * cache): rows may start at any element and cols need not be a multiple of VEC. Vector accesses
- * then go through vloadN / vstoreN, which need element alignment only (on x86 an unaligned load
+ * then need element alignment only (below: "unaligned vector access"; on x86 an unaligned load
  * costs what an aligned one does unless it crosses a cache line); a row's first cols / VEC vectors
  * are taken as vectors and its last cols % VEC elements one at a time (TAIL_FOR below); local-memory
  * rows are LCOLS(cols) floats apart, whole vectors. Without it the host narrows VEC to what divides
@@ -195,22 +195,21 @@ typedef uint8 uinth;
 typedef CAT(uint, VN) uintv;
 
 #ifdef UNALIGNED
-#ifdef __clang__
-/* clang (PoCL): the vector types with their elements' alignment, so that each access is one
- * unaligned vector instruction (PoCL's vstore16 of ushort became 16 two-byte stores, and the bf16
- * forward at cols 1000 took 34 ms against 15 with aligned 8-element vectors) */
+/* unaligned vector access (UNALIGNED): with clang (PoCL), the vector types with their elements'
+ * alignment, so that each access is one unaligned vector instruction (PoCL's vstore16 of ushort
+ * became 16 two-byte stores: the bf16 forward at cols 1000 took 34 ms, 20 with these types);
+ * elsewhere, or with UNALIGNED_VLOAD (a test variant's), OpenCL's own vloadN / vstoreN */
+#if defined(__clang__) && !defined(UNALIGNED_VLOAD)
+#define UA_TYPES 1
 typedef floatv floatv_ua __attribute__((aligned(4)));
 typedef uinth uinth_ua __attribute__((aligned(2)));
 inline void store_u_floatv(__global void *p, floatv v) { *(__global floatv_ua *)p = v; }
 inline void store_u_uinth(__global void *p, uinth v) { *(__global uinth_ua *)p = v; }
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv_ua *)(p + i); }
-inline uinth ldu16(const __global ushort *p) { return *(const __global uinth_ua *)p; }
 #else
-/* OpenCL's own unaligned access */
 inline void store_u_floatv(__global void *p, floatv v) { CAT(vstore, VEC)(v, 0, (__global float *)p); }
 inline void store_u_uinth(__global void *p, uinth v) { CAT(vstore, VEC)(CAT(as_ushort, VN)(v), 0, (__global ushort *)p); }
 inline floatv ldw(const __global float *p, long i) { return CAT(vload, VEC)(0, p + i); }
-inline uinth ldu16(const __global ushort *p) { return CAT(as_, uinth)(CAT(vload, VEC)(0, p)); }
 #endif
 #else
 /* raw vector access to fp32 data: the backward's workspace, which only our kernels read */
@@ -252,6 +251,11 @@ typedef floatv rawv_f32_t;
 typedef uinth rawv_bf16_t, rawv_f16_t;
 inline floatv ldr_f32(const __global float *p, long i) { return ldw(p, i); }
 #ifdef UNALIGNED
+#ifdef UA_TYPES
+inline uinth ldu16(const __global ushort *p) { return *(const __global uinth_ua *)p; }
+#else
+inline uinth ldu16(const __global ushort *p) { return as_uinth(CAT(vload, VEC)(0, p)); }
+#endif
 inline uinth ldr_bf16(const __global ushort *p, long i) { return ldu16(p + i); }
 inline uinth ldr_f16(const __global half *p, long i) { return ldu16((const __global ushort *)(p + i)); }
 #else

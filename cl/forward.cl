@@ -148,7 +148,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
-     * once per group and the row once per row, into local memory ((2 + RPI) * cols floats, the host's
+     * once per group and the row once per row, into local memory ((2 + RPI) * LCOLS(cols) floats, the host's
      * argument), so the second and third passes read fp32 from the L1 cache and the last one is
      * one fma (bf16 at cols 256: compute-bound, 3 conversions per element and 2 per weight/bias
      * element otherwise). */

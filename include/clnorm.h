@@ -614,7 +614,7 @@ typedef struct clnorm_launch_info {
                                          the kernel keeps that width anyway: vector accesses at
                                          any element alignment, and each row's last cols %
                                          vector_width elements one at a time (the CPU row, table
-                                         key `unaligned`: one item per row, the row streamed);
+                                         key `unaligned_bytes`: one item per row, the row streamed);
                                          0: every vector access is aligned, vector_width narrowed
                                          to what divides them (0.13 appended this field) */
 } clnorm_launch_info;

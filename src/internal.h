@@ -80,6 +80,14 @@ typedef struct clnorm_op_params {
                                that has AVX512_BF16 (info.x86_intel_bf16; 0: rpi_cols_max) */
     unsigned rpi4_cols_intel_bf16; /* forward, all-16-bit calls, on such hosts: 4 rows per item (instead
                                of rpi16) up to this many cols (0: never) */
+    unsigned rpi4_cols32;   /* forward, calls whose widest element is 4 bytes, on CPU devices: the
+                               local row (LOCAL_ROW, otherwise 16-bit calls only) with 4 rows per
+                               item up to this many cols (0: never) */
+    unsigned rpi_short_cols; /* backward with dweight/dbias, calls whose widest element is 4 bytes:
+                               rows per item (rpi) also for rows of at most this many cols, below
+                               rpi_cols (0: none) */
+    unsigned rpi16_short_cols; /* the same for calls whose widest element is 2 bytes (rpi16, or on
+                               PoCL x86 hosts without AVX-512 bwd_rpi16_avx2) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
                                tensor 16-bit, from this many cols on: at most tpr_max16 items per
                                row where the row then still fits ncache_dx vectors per item, and

@@ -101,9 +101,9 @@ static const clnorm_device_params table[] = {
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true, .unaligned_bytes = 16,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
-             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256},
+             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 64},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
-             .rpi_cols = 2048},
+             .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256},
      .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
      .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
      .bwd_local_row_kib_intel_bf16 = 48,
@@ -232,6 +232,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_short16_target_res", &p->bwd.short16_target_res, 0, 64, false},
         {"bwd_short16_groups_res", &p->bwd.short16_groups_res, 0, 64, false},
         {"fwd_chan", &p->fwd.chan, 0, 16, true},    {"fwd_chan16", &p->fwd.chan16, 0, 16, true},
+        {"fwd_rpi4_cols32", &p->fwd.rpi4_cols32, 0, 1u << 30, false},
+        {"bwd_rpi_short_cols", &p->bwd.rpi_short_cols, 0, 1u << 30, false},
+        {"bwd_rpi16_short_cols", &p->bwd.rpi16_short_cols, 0, 1u << 30, false},
         {"unaligned_bytes", &p->unaligned_bytes, 0, 64, false},
     };
     const char *s = spec;
@@ -478,7 +481,13 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * 14.08 / 14.33, 256 16.21 / 16.81 -> 15.06 / 15.29; 384 12.35 / 12.43 -> 14.59 / 14.67, 512
      * 14.54 / 14.41 -> 16.86 / 16.96, 2048 +21 %) */
     const bool rpi4 = !backward && ctx->info.x86_intel_bf16 && op->rpi4_cols_intel_bf16 && cols <= op->rpi4_cols_intel_bf16;
-    const unsigned rpi_req = max_elem != 2 ? op->rpi
+    /* (the forward's short rows of 4-byte-widest calls: 4 at a time in the local row, rpi4_cols32,
+     * for the same reason; PoCL, session 20's Intel host, fp32, 2^26 elements, fraction of the
+     * copy, two alternations, one row streamed -> 4 in the local row: cols 16 0.22 / 0.22 -> 0.60
+     * / 0.58, 32 0.64 / 0.65 -> 0.90 / 0.92, 64 0.71 / 0.73 -> 1.24 / 1.24; 128 0.95 / 1.11 ->
+     * 1.20 / 1.09, even; with 8 rows 16 0.61, 32 0.98, 64 0.97) */
+    const bool short32 = !backward && max_elem == 4 && op->rpi4_cols32 && cols <= op->rpi4_cols32;
+    const unsigned rpi_req = short32 ? 4 : max_elem != 2 ? op->rpi
                              : backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2 ? P->bwd_rpi16_avx2
                              : rpi4 ? 4
                              : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
@@ -489,7 +498,18 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * 13.68 -> 12.02 / 12.07, 32768 14.09 / 13.66 -> 11.97 / 12.45) */
     const unsigned rpi_max = ctx->info.x86_intel_bf16 && op->rpi_cols_max_intel_bf16 ? op->rpi_cols_max_intel_bf16
                                                                                       : op->rpi_cols_max;
-    const bool rpi_cols_ok = cols >= op->rpi_cols && (!rpi_max || cols <= rpi_max);
+    /* (the backward's short rows with dweight/dbias: rows per item below rpi_cols too, up to
+     * rpi_short_cols / rpi16_short_cols, where one row per item left the core waiting on each
+     * short row's sums; PoCL, session 20's Intel host, 2^26 elements, fraction of the copy, two
+     * alternations, 1 row -> 4 with the local row: fp32 cols 16 0.39 / 0.38 -> 0.83 / 0.82, with
+     * the residual gradient 0.61 / 0.62 -> 1.06 / 1.06, but cols 32 1.03 / 1.04 -> 1.06 / 0.94 and
+     * from 64 on 1-20 % slower; bf16 64 0.78 / 0.77 -> 0.84 / 0.84, 128 0.74 / 0.72 -> 1.00 / 0.99,
+     * 256 0.89 / 0.91 -> 1.18 / 1.15, with the residual gradient 0.92-1.16 -> 1.04-1.27, at 16 /
+     * 32 0.30 / 0.44 -> 0.43 / 0.57 but with the residual gradient 0.52 / 0.70 -> 0.44 / 0.68;
+     * 512 even, 1024 1.19 -> 0.84) */
+    const unsigned short_cols = max_elem == 2 ? op->rpi16_short_cols : op->rpi_short_cols;
+    const bool rpi_cols_ok = short32 || (cols >= op->rpi_cols && (!rpi_max || cols <= rpi_max)) ||
+                             (backward && short_cols && cols <= short_cols);
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
          * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
@@ -761,7 +781,7 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     const size_t lcols = clnorm__local_cols(&L, cols);
     for (;;) {
         const double row_bytes = (2.0 + L.rpi) * (double)lcols * sizeof(float), lbytes = row_bytes + 4.0 * sizeof(float);
-        L.local_row = cpu_dev && !backward && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
+        L.local_row = cpu_dev && !backward && (max_elem == 2 || short32) && L.tpr == 1 && L.rpw == 1 && !L.ncache && row_kib &&
                       row_bytes <= (double)row_kib * 1024.0 &&
                       (!ctx->info.local_mem || lbytes <= (double)ctx->info.local_mem);
         if (L.local_row || backward || L.rpi == 1)

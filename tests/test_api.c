@@ -1489,12 +1489,41 @@ START_TEST(plan_fwd_rows_per_item_rule)
 }
 END_TEST
 
-/* A kernel variant is looked up by its key, and its by-value arguments are set only when they
- * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
- * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
- * given) or freshly created buffers must each run with their own values. Each pass runs the cases
- * in turn, so that every argument changes between consecutive calls; the second pass builds no
- * program (the variants' keys are known). Every result is checked against the float64 reference. */
+/* Short rows on CPUs, several at a time: the forward's 4-byte-widest rows of up to rpi4_cols32 (64 in
+ * the CPU row) in the local row, 4 rows per item (a CPU-device mode); the backward with
+ * dweight/dbias below rpi_cols too, up to rpi_short_cols (fp32, 16) / rpi16_short_cols (16-bit,
+ * 256; its rpi16 rows, 1 on AVX2 PoCL hosts, whose bwd_rpi16_avx2 is 1); never without
+ * dweight/dbias; all of it off with the keys 0. */
+START_TEST(plan_short_rows_rule)
+{
+    const unsigned cpu = test_device_is_cpu();
+    const unsigned r16 = pocl_x86_without_avx512() ? 1 : 4;
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    clnorm_context *on = class_context_with_tune("cpu", "fwd_rpi4_cols32=64,bwd_rpi_short_cols=16,bwd_rpi16_short_cols=256"),
+                   *off = class_context_with_tune("cpu", "fwd_rpi4_cols32=0,bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0");
+    clnorm_launch_info L = plan_of(on, 0, 64, CLNORM_F32);
+    ck_assert(L.rows_per_item == (cpu ? 4u : 1u) && L.local_row == cpu);
+    L = plan_of(on, 0, 16, CLNORM_F32);
+    ck_assert(L.rows_per_item == (cpu ? 4u : 1u) && L.local_row == cpu);
+    L = plan_of(on, 0, 65, CLNORM_F32);
+    ck_assert(L.rows_per_item == 1 && L.local_row == 0);
+    L = plan_of(off, 0, 64, CLNORM_F32);
+    ck_assert(L.rows_per_item == 1 && L.local_row == 0);
+    ck_assert_uint_eq(plan_of(on, 1, 16, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(on, 1 | RES, 16, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(on, 1, 17, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(on, DX, 16, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(off, 1, 16, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(on, 1, 256, CLNORM_BF16).rows_per_item, r16);
+    ck_assert_uint_eq(plan_of(on, 1 | RES, 64, CLNORM_F16).rows_per_item, r16);
+    ck_assert_uint_eq(plan_of(on, 1, 257, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(on, DX, 256, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(off, 1, 256, CLNORM_BF16).rows_per_item, 1);
+    clnorm_context_release(on);
+    clnorm_context_release(off);
+}
+END_TEST
+
 /* The CPU row's unaligned vectors (unaligned_bytes, 16 there; CPU devices only): where cols would
  * narrow the vectors below 16 bytes, the table's 64-byte ones instead, unaligned, the row's last
  * cols % 16 elements one at a time; not where the narrowed ones keep 16 bytes or more; never in the
@@ -1536,11 +1565,27 @@ START_TEST(plan_unaligned_rule)
     }
     /* the forward's register cache (4 vectors per item) takes a 63-element row in 16-element
      * vectors, not in the one-element ones: the rule keeps those, aligned, and the row streams */
-    const clnorm_launch_info r = plan_of(cached, 0, 63, CLNORM_F32);
+    clnorm_launch_info r = plan_of(cached, 0, 63, CLNORM_F32);
     ck_assert_uint_eq(r.unaligned, 0);
     ck_assert_uint_eq(r.vector_width, 1);
     ck_assert_uint_eq(r.register_cache, 0);
     ck_assert_uint_eq(plan_of(cached, 0, 64, CLNORM_F32).register_cache, 4);
+    /* ... and so where it would take other layouts the kernels do not give a tail: the forward's
+     * one-read statistics, the backward's sums in registers (16 vectors: a 101-element row's 7
+     * unaligned ones), several items per row */
+    clnorm_context *chan = class_context_with_tune("cpu", "unaligned_bytes=16,fwd_chan=4"),
+                   *nacc = class_context_with_tune("cpu", "unaligned_bytes=16,bwd_nacc=16"),
+                   *tpr = class_context_with_tune("cpu", "unaligned_bytes=16,fwd_tpr=4,fwd_wg=4");
+    r = plan_of(chan, 0, 1023, CLNORM_F32);
+    ck_assert(r.unaligned == 0 && r.vector_width == 1 && r.one_read_stats == 1);
+    r = plan_of(nacc, 1, 101, CLNORM_F32);
+    ck_assert(r.unaligned == 0 && r.vector_width == 1 && r.register_accumulators == 0);
+    ck_assert_uint_eq(plan_of(nacc, 1, 112, CLNORM_F32).register_accumulators, 7);
+    r = plan_of(tpr, 0, 1023, CLNORM_BF16);
+    ck_assert(r.unaligned == 0 && r.vector_width == 1 && r.items_per_row == 4);
+    clnorm_context_release(chan);
+    clnorm_context_release(nacc);
+    clnorm_context_release(tpr);
     clnorm_context_release(cpu);
     clnorm_context_release(off);
     clnorm_context_release(gpu);
@@ -1548,6 +1593,12 @@ START_TEST(plan_unaligned_rule)
 }
 END_TEST
 
+/* A kernel variant is looked up by its key, and its by-value arguments are set only when they
+ * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
+ * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
+ * given) or freshly created buffers must each run with their own values. Each pass runs the cases
+ * in turn, so that every argument changes between consecutive calls; the second pass builds no
+ * program (the variants' keys are known). Every result is checked against the float64 reference. */
 START_TEST(variant_args_follow_calls)
 {
     clnorm_context *ctx = test_context();
@@ -1609,6 +1660,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
+    tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
     return s;
