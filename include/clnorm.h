@@ -94,6 +94,8 @@
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
+ *     `bwd_rpi_short_cols` / `bwd_rpi16_short_cols` (`bwd_rpi` / `bwd_rpi16` also for rows of at most
+ *     this many cols, below `bwd_rpi_cols`, in calls whose widest element is 4 / 2 bytes; 0 = none),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this
  *     many cols on: at most `bwd_tpr_max16` items per row where the row still fits
  *     `bwd_ncache_dx` vectors per item, pipelined; 0 = never),
@@ -148,7 +150,10 @@
  *     to these cols; 0 = no bound; `fwd_rpi_cols_max_intel_bf16` instead of the latter on a PoCL
  *     x86 host whose CPU is Intel's with AVX512_BF16, 0 = `fwd_rpi_cols_max`;
  *     `fwd_rpi4_cols_intel_bf16`: on such a host 4 rows instead of `fwd_rpi16` up to these cols,
- *     within the same `fwd_rpi_cols` / upper bound and the local row's bound, 0 = never), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
+ *     within the same `fwd_rpi_cols` / upper bound and the local row's bound, 0 = never),
+ *     `fwd_rpi4_cols32` (CPU devices, forward calls whose widest element is 4 bytes: the local row,
+ *     in fp32, with 4 rows side by side up to this many cols, within `local_row_kib`'s bound (or
+ *     the host's), else fewer rows, and one streamed row without it; 0 = never), `fwd_bfly_tpr` / `bwd_bfly_tpr` (NVIDIA's warp-shuffle row
  *     sums: the warps' sums added by a butterfly instead of a loop where a row takes at least this
  *     many work-items, above 32; 0 = never, else up to 1024; backward calls with dweight/dbias
  *     and a residual gradient whose cached row is within `bwd_dr_early`'s budget keep the loop) and `fwd_bfly_cols_max` / `bwd_bfly_cols_max`
@@ -559,10 +564,12 @@ typedef struct clnorm_launch_info {
                                          for deeper second-read batches; 0 elsewhere (0.7
                                          appended this field) */
     unsigned local_row;             /**< 1 when the kernel keeps fp32 rows in local memory (CPU
-                                         devices only; one item per row, every tensor 16-bit: the
-                                         CPU row): the
+                                         devices only; one item per row, every tensor 16-bit, or
+                                         the forward's short rows of up to `fwd_rpi4_cols32`
+                                         columns in any dtype: the CPU row): the
                                          forward converts weight, bias and its rows_per_item rows
-                                         once ((2 + rows_per_item) * cols floats within
+                                         once ((2 + rows_per_item) * cols floats, cols rounded up
+                                         to whole vectors where `unaligned` is 1, within
                                          `local_row_kib`, or `local_row_kib_avx2` on a PoCL x86
                                          host without AVX-512, or `local_row_kib_intel_bf16` on
                                          one with an Intel AVX512_BF16 CPU); the backward, on those
