@@ -92,10 +92,12 @@
  *     cols on, where the dweight/dbias sums are in registers and take at most half of
  *     `bwd_nacc`: each item asks L2 for its share of the next row block's x and dy; 0 = never),
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
- *     dweight/dbias, for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
+ *     dweight/dbias (and in the short rows of `bwd_rpi_short_cols` / `bwd_rpi16_short_cols`
+ *     without them), for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
  *     `bwd_rpi_short_cols` / `bwd_rpi16_short_cols` (`bwd_rpi` / `bwd_rpi16` also for rows of at most
- *     this many cols, below `bwd_rpi_cols`, in calls whose widest element is 4 / 2 bytes; 0 = none),
+ *     this many cols, below `bwd_rpi_cols`, in calls whose widest element is 4 / 2 bytes, with
+ *     or without dweight/dbias; 0 = none),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this
  *     many cols on: at most `bwd_tpr_max16` items per row where the row still fits
  *     `bwd_ncache_dx` vectors per item, pipelined; 0 = never),
@@ -538,7 +540,9 @@ typedef struct clnorm_launch_info {
     size_t work_groups;             /**< work-groups launched (the backward's grid is persistent:
                                          each group loops over row blocks; the forward's is where
                                          the table asks for it, or pipelined); 0 when rows is 0 */
-    unsigned rows_per_item;         /**< backward with dweight/dbias, and the forward with its
+    unsigned rows_per_item;         /**< backward with dweight/dbias (without them: the short rows
+                                         of `bwd_rpi_short_cols` / `bwd_rpi16_short_cols`), and
+                                         the forward with its
                                          local row: rows each item works on at once (its row slot
                                          takes that many consecutive rows per block); 1 for the
                                          rest */

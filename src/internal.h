@@ -83,9 +83,9 @@ typedef struct clnorm_op_params {
     unsigned rpi4_cols32;   /* forward, calls whose widest element is 4 bytes, on CPU devices: the
                                local row (LOCAL_ROW, otherwise 16-bit calls only) with 4 rows per
                                item up to this many cols (0: never) */
-    unsigned rpi_short_cols; /* backward with dweight/dbias, calls whose widest element is 4 bytes:
-                               rows per item (rpi) also for rows of at most this many cols, below
-                               rpi_cols (0: none) */
+    unsigned rpi_short_cols; /* backward, calls whose widest element is 4 bytes: rows per item (rpi)
+                               also for rows of at most this many cols, below rpi_cols, with or
+                               without dweight/dbias (rpi otherwise only with them) (0: none) */
     unsigned rpi16_short_cols; /* the same for calls whose widest element is 2 bytes (rpi16, or on
                                PoCL x86 hosts without AVX-512 bwd_rpi16_avx2) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every

@@ -507,9 +507,15 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * 256 0.89 / 0.91 -> 1.18 / 1.15, with the residual gradient 0.92-1.16 -> 1.04-1.27, at 16 /
      * 32 0.30 / 0.44 -> 0.43 / 0.57 but with the residual gradient 0.52 / 0.70 -> 0.44 / 0.68;
      * 512 even, 1024 1.19 -> 0.84) */
+    /* (... and there in calls without dweight/dbias too, whose long rows lose with several rows
+     * per item (below): the same host, dx-only, fraction of the copy, two alternations, 1 -> 4
+     * rows: fp32 16 0.38 / 0.38 -> 0.87 / 0.92, with the residual gradient 0.67 / 0.66 -> 1.07 /
+     * 1.10; bf16 16 0.30 / 0.30 -> 0.46 / 0.48, 32 0.37 / 0.37 -> 0.58 / 0.56, 64 0.83 / 0.83 ->
+     * 0.88 / 0.87, 128 0.80 / 0.79 -> 1.06 / 1.08, 256 1.08 / 1.07 -> 1.24 / 1.25, with the
+     * residual gradient 0.46-1.22 -> 0.61-1.35) */
     const unsigned short_cols = max_elem == 2 ? op->rpi16_short_cols : op->rpi_short_cols;
-    const bool rpi_cols_ok = short32 || (cols >= op->rpi_cols && (!rpi_max || cols <= rpi_max)) ||
-                             (backward && short_cols && cols <= short_cols);
+    const bool short_rows = backward && short_cols && cols <= short_cols;
+    const bool rpi_cols_ok = short32 || (cols >= op->rpi_cols && (!rpi_max || cols <= rpi_max)) || short_rows;
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies
          * need one); above that, for the forward, a multiple of 32 (so rows like 5120 or 12288
@@ -675,10 +681,11 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     /* Rows per item: in the backward for the dweight/dbias sums' sake (one item's register sums, or
      * one pass over the workspace row, serve RPI rows), so only in calls with them; with the rows
      * in registers, or streamed (not where only the sums fit). Without the sums, side-by-side rows
-     * only cost (on PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms). In the forward with its
+     * only cost (on PoCL, dx-only bf16 at cols 4096: 14.8 -> 21.5 ms), except on the short rows of
+     * rpi_short_cols / rpi16_short_cols, whose chains of dependent steps they overlap. In the forward with its
      * local row only (below), where a short row's chain of dependent steps (its sums, their
      * horizontal adds, the division, rsqrt) otherwise leaves the core waiting. */
-    L.rpi = rpi_req > 1 && rpi_cols_ok && (!backward || (partials && (L.ncache || !L.nacc))) ? rpi_req : 1;
+    L.rpi = rpi_req > 1 && rpi_cols_ok && (!backward || ((partials || short_rows) && (L.ncache || !L.nacc))) ? rpi_req : 1;
     L.raw = L.ncache && max_elem == 2 && (op->raw16 || fit);
     size_t rpw = op->wg / tpr;
     if (rpw < 1)

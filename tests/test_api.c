@@ -333,8 +333,10 @@ START_TEST(launch_plans)
                         ck_assert_uint_eq(L.residual_early, 0);
                     if ((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) != 1) { /* the forward, and the backward without dweight/dbias */
                         ck_assert_uint_eq(L.register_accumulators, 0);
-                        /* rows side by side: only the forward's local row (plan_fwd_rows_per_item_rule) */
-                        if (ops[o] != 0 || !L.local_row)
+                        /* rows side by side: only the forward's local row (plan_fwd_rows_per_item_rule)
+                         * and the backward's short rows (plan_short_rows_rule: at most 256 cols in
+                         * the CPU row) */
+                        if ((ops[o] == 0 && !L.local_row) || (ops[o] != 0 && cols > 256))
                             ck_assert_uint_eq(L.rows_per_item, 1);
                     }
                     /* batches of the second read: only where the row is read twice with the sums in registers */
@@ -1492,8 +1494,8 @@ END_TEST
 /* Short rows on CPUs, several at a time: the forward's 4-byte-widest rows of up to rpi4_cols32 (64 in
  * the CPU row) in the local row, 4 rows per item (a CPU-device mode); the backward with
  * dweight/dbias below rpi_cols too, up to rpi_short_cols (fp32, 16) / rpi16_short_cols (16-bit,
- * 256; its rpi16 rows, 1 on AVX2 PoCL hosts, whose bwd_rpi16_avx2 is 1); never without
- * dweight/dbias; all of it off with the keys 0. */
+ * 256; its rpi16 rows, 1 on AVX2 PoCL hosts, whose bwd_rpi16_avx2 is 1), with or without
+ * dweight/dbias (without them only there, not from rpi_cols on); all of it off with the keys 0. */
 START_TEST(plan_short_rows_rule)
 {
     const unsigned cpu = test_device_is_cpu();
@@ -1512,12 +1514,16 @@ START_TEST(plan_short_rows_rule)
     ck_assert_uint_eq(plan_of(on, 1, 16, CLNORM_F32).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(on, 1 | RES, 16, CLNORM_F32).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(on, 1, 17, CLNORM_F32).rows_per_item, 1);
-    ck_assert_uint_eq(plan_of(on, DX, 16, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(on, DX, 16, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(on, DX | RES, 17, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(on, DX, 4096, CLNORM_F32).rows_per_item, 1); /* not from rpi_cols */
     ck_assert_uint_eq(plan_of(off, 1, 16, CLNORM_F32).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(on, 1, 256, CLNORM_BF16).rows_per_item, r16);
     ck_assert_uint_eq(plan_of(on, 1 | RES, 64, CLNORM_F16).rows_per_item, r16);
     ck_assert_uint_eq(plan_of(on, 1, 257, CLNORM_BF16).rows_per_item, 1);
-    ck_assert_uint_eq(plan_of(on, DX, 256, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(on, DX, 256, CLNORM_BF16).rows_per_item, r16);
+    ck_assert_uint_eq(plan_of(on, DX | RES, 257, CLNORM_BF16).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(off, DX, 64, CLNORM_BF16).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(off, 1, 256, CLNORM_BF16).rows_per_item, 1);
     clnorm_context_release(on);
     clnorm_context_release(off);
