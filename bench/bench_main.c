@@ -36,8 +36,9 @@ typedef struct bench_shape {
 #define FULL_ELEMS ((size_t)1 << 27)
 
 /* The headline shapes of each set come first. The full set's extra shapes cover the widths of
- * common models and the extremes (64, 65536); rows = 2^27 / cols rounded down, so a tensor has at
- * most 2^27 elements (non-power-of-two cols leave a few fewer). */
+ * common models, the extremes (64, 65536) and an odd width (1023: no vector divides it, so every
+ * row and every access is misaligned); rows = 2^27 / cols rounded down, so a tensor has at most
+ * 2^27 elements (non-power-of-two cols leave a few fewer). */
 static const bench_shape SHAPES[] = {
     {"quick", QUICK_ELEMS / 256, 256, 1},
     {"quick", QUICK_ELEMS / 1024, 1024, 1},
@@ -49,6 +50,7 @@ static const bench_shape SHAPES[] = {
     {"full", FULL_ELEMS / 16384, 16384, 1},
     {"full", FULL_ELEMS / 64, 64, 0},
     {"full", FULL_ELEMS / 768, 768, 0},
+    {"full", FULL_ELEMS / 1023, 1023, 0},
     {"full", FULL_ELEMS / 2048, 2048, 0},
     {"full", FULL_ELEMS / 5120, 5120, 0},
     {"full", FULL_ELEMS / 12288, 12288, 0},
@@ -105,7 +107,7 @@ static void usage(FILE *f)
         "\n"
         "  --quick        cols 256, 1024, 4096 with 2^26 elements per tensor, F32 and BF16 (default)\n"
         "  --full         cols 256 ... 16384 with 2^27 elements per tensor, F32 and BF16; then the extra\n"
-        "                 shapes cols 64, 768, 2048, 5120, 12288, 32768, 65536 (rows = 2^27 / cols)\n"
+        "                 shapes cols 64, 768, 1023, 2048, 5120, 12288, 32768, 65536 (rows = 2^27 / cols)\n"
         "  --shape RxC    only this shape (e.g. 1000x768), F32 and BF16: for quick experiments\n"
         "  --device SPEC  device spec as for clnorm_context_create (\"gpu\", \"nvidia\", \"pocl\", \"0:1\", ...);\n"
         "                 default: the CLNORM_DEVICE environment variable, then the default policy\n"
