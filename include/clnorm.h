@@ -95,9 +95,10 @@
  *     dweight/dbias (and in the short rows of `bwd_rpi_short_cols` / `bwd_rpi16_short_cols`
  *     without them), for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
- *     `bwd_rpi_short_cols` / `bwd_rpi16_short_cols` (`bwd_rpi` / `bwd_rpi16` also for rows of at most
- *     this many cols, below `bwd_rpi_cols`, in calls whose widest element is 4 / 2 bytes, with
- *     or without dweight/dbias; 0 = none),
+ *     `bwd_rpi_short_cols` / `bwd_rpi16_short_cols` (the rows per item of `bwd_rpi` / `bwd_rpi16`
+ *     (or those that replace it: `bwd_rpi16_res`, `bwd_rpi16_avx2`) also for rows of at most this
+ *     many cols, whatever `bwd_rpi_cols` / `bwd_rpi_cols_max` say, in calls whose widest element
+ *     is 4 / 2 bytes, with or without dweight/dbias; 0 = none),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this
  *     many cols on: at most `bwd_tpr_max16` items per row where the row still fits
  *     `bwd_ncache_dx` vectors per item, pipelined; 0 = never),

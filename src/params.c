@@ -952,9 +952,9 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
                 L.groups = b;
         }
         const size_t share = (nv + L.groups - 1) / L.groups;
-        /* local memory: the row sums' scratch (RED_SIZE float2) and the row lanes' tree (WG / 2
-         * vectors) */
-        const size_t lbytes = (wg + (wg + 31) / 32) * 2 * sizeof(float) + (wg > 1 ? wg / 2 : 1) * L.vec * sizeof(float);
+        /* local memory: the row sums' scratch (RED_SIZE sums_t: 2 floats per row an item takes) and
+         * the row lanes' tree (WG / 2 vectors) */
+        const size_t lbytes = (wg + (wg + 31) / 32) * 2 * L.rpi * sizeof(float) + (wg > 1 ? wg / 2 : 1) * L.vec * sizeof(float);
         if (share <= wg && (!ctx->info.local_mem || lbytes <= ctx->info.local_mem)) {
             L.colsweep = (unsigned)next_pow2(share);
             return L;

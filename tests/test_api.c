@@ -336,7 +336,7 @@ START_TEST(launch_plans)
                         /* rows side by side: only the forward's local row (plan_fwd_rows_per_item_rule)
                          * and the backward's short rows (plan_short_rows_rule: at most 256 cols in
                          * the CPU row) */
-                        if ((ops[o] == 0 && !L.local_row) || (ops[o] != 0 && cols > 256))
+                        if ((ops[o] == 0 && !L.local_row) || (ops[o] != 0 && cols > (dtypes[d] == CLNORM_F32 ? 16u : 256u)))
                             ck_assert_uint_eq(L.rows_per_item, 1);
                     }
                     /* batches of the second read: only where the row is read twice with the sums in registers */
@@ -1527,6 +1527,15 @@ START_TEST(plan_short_rows_rule)
     ck_assert_uint_eq(plan_of(off, 1, 256, CLNORM_BF16).rows_per_item, 1);
     clnorm_context_release(on);
     clnorm_context_release(off);
+    /* the CPU row's own values: 64, 16, 256 */
+    clnorm_context *table = class_context_with_tune("cpu", "");
+    ck_assert_uint_eq(plan_of(table, 0, 64, CLNORM_F32).rows_per_item, cpu ? 4 : 1);
+    ck_assert_uint_eq(plan_of(table, 0, 65, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(table, DX, 16, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(table, 1, 17, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(table, 1 | RES, 256, CLNORM_BF16).rows_per_item, r16);
+    ck_assert_uint_eq(plan_of(table, DX, 257, CLNORM_BF16).rows_per_item, 1);
+    clnorm_context_release(table);
 }
 END_TEST
 

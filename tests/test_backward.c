@@ -37,6 +37,28 @@ START_TEST(backward_residual)
 }
 END_TEST
 
+/* Short rows, which the CPU row takes 4 at a time (bwd_rpi_short_cols 16 / bwd_rpi16_short_cols 256),
+ * with and without dweight/dbias: cols 16 (one whole vector), 15 (the unaligned tail only), 256
+ * and 250, 33 rows (not a multiple of 4), every residual mode (the in-place one included),
+ * dense and odd padded layouts. */
+START_TEST(backward_short_rows)
+{
+    static const size_t cols[] = { 16, 15, 256, 250 };
+    const int dt = _i % DT_COUNT, mode = (_i / DT_COUNT) % RES_COUNT, v = _i / (DT_COUNT * RES_COUNT);
+    case_cfg c = { 0 };
+    c.rows = 33;
+    c.cols = cols[v];
+    c.act = dtcfg_act(dt);
+    c.par = dtcfg_par(dt);
+    c.affine = (v + mode) % 2 ? AFF_NONE : AFF_WB;
+    c.residual = mode;
+    c.layout = v % 2 ? LAY_PAD_ODD : LAY_DENSE;
+    c.eps = 1e-5f;
+    c.seed = 0x5407u + (uint64_t)_i;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
 /* The gradients of the parameters without a weight (dweight/dbias still written), and dweight
  * without dbias and the reverse, with mean/rstd from the library's forward. */
 START_TEST(backward_grad_options)
@@ -88,6 +110,7 @@ static Suite *backward_suite(void)
     tc = tcase_create("variants");
     tcase_add_loop_test(tc, backward_residual, 0, 4 * RES_COUNT);
     tcase_add_loop_test(tc, backward_grad_options, 0, 8);
+    tcase_add_loop_test(tc, backward_short_rows, 0, DT_COUNT * RES_COUNT * 4);
     suite_add_tcase(s, tc);
     tc = tcase_create("sweep");
     tcase_add_loop_test(tc, backward_sweep, 0, DT_COUNT * LAY_COUNT * AFF_COUNT);

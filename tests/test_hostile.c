@@ -22,7 +22,8 @@
 #endif
 /* The columns the cases put their NaN / Inf in: test_hostile_odd (COLS 303 and OC 63, rows of
  * 16-element vectors and a 15-element tail that the CPU row takes one element at a time, UNALIGNED;
- * HCOL_TAIL) moves them into that tail. */
+ * HCOL_TAIL) moves them into that tail; test_hostile_short (COLS 16, rows the CPU row takes 4 at a
+ * time) into its row the same way. */
 #ifdef HCOL_TAIL
 #define HCOL(c) (COLS - 15 + (c) % 15)
 #else
