@@ -636,7 +636,8 @@ typedef struct clnorm_launch_info {
  * `CLNORM_DEVICE_CLASS` and `CLNORM_TUNE` as they were when it was created. The shape depends on
  * the widest element among the tensors of the call: for a mix (e.g. bf16 activations with fp32
  * weight) pass the widest type (CLNORM_F32). Offsets and strides that are not multiples of the
- * vector width give a narrower vector in a real call. The backward's dweight/dbias reduction (a
+ * vector width give a narrower vector in a real call (on CPU devices, where that would be under
+ * `unaligned_bytes`, the same width unaligned instead: see `unaligned`). The backward's dweight/dbias reduction (a
  * separate kernel: 32 columns x the table's lanes per work-group) is not described.
  * @param ctx the context.
  * @param backward 0 for the forward; #CLNORM_PLAN_BACKWARD_DX (2) for the backward's dx kernel in a
