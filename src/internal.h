@@ -84,10 +84,12 @@ typedef struct clnorm_op_params {
                                local row (LOCAL_ROW, otherwise 16-bit calls only) with 4 rows per
                                item up to this many cols (0: never) */
     unsigned rpi_short_cols; /* backward, calls whose widest element is 4 bytes: rows per item (rpi)
-                               also for rows of at most this many cols, below rpi_cols, with or
-                               without dweight/dbias (rpi otherwise only with them) (0: none) */
-    unsigned rpi16_short_cols; /* the same for calls whose widest element is 2 bytes (rpi16, or on
-                               PoCL x86 hosts without AVX-512 bwd_rpi16_avx2) */
+                               also for rows of at most this many cols, whatever rpi_cols and
+                               rpi_cols_max say, with or without dweight/dbias (rpi otherwise only
+                               with them) (0: none) */
+    unsigned rpi16_short_cols; /* the same for calls whose widest element is 2 bytes (rpi16, or what
+                               replaces it: rpi16_res, on PoCL x86 hosts without AVX-512
+                               bwd_rpi16_avx2) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
                                tensor 16-bit, from this many cols on: at most tpr_max16 items per
                                row where the row then still fits ncache_dx vectors per item, and
