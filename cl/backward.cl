@@ -50,9 +50,6 @@
 #ifndef PARTIALS
 #define PARTIALS 1
 #endif
-#ifndef RPI
-#define RPI 1
-#endif
 #if RPI == 1
 typedef float2 sums_t;
 #define ROW_SUMS row_sum2
@@ -356,9 +353,13 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     }
 #endif
 #endif
+#ifdef LOCAL_ROW
+    /* the rows dx's pass prefetches: pf_ahead rows ahead (whole blocks), at least PF_BYTES of x */
+    const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPW * RPI;
+#endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
-        float sv[2 * RPI];
+        float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
 #ifdef NV_PREFETCH
         if (blk + blocks_step() < blk_end) {
             const ulong nr0 = row0 + blocks_step() * RPW * RPI;
@@ -546,20 +547,37 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             (void)ab;
 #endif
         }
+#if TPR == 1
+        /* one item per row: the RPI rows' means of g and g * x-hat at once (ROWS_HSUM: the same
+         * bits as row by row, whose scalar sums and divisions were most of a short row's time) */
+        (void)red;
+        (void)sv;
+        ROWS_ST((ROWS_HSUM(sg) + ROWS_LD(tg)) / (float)cols, av);
+        ROWS_ST((ROWS_HSUM(sgx) + ROWS_LD(tgx)) / (float)cols, cv);
+#define BWD_MEANS_DONE
+#else
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
             sv[2 * i] = hsumv(sg[i]) + tg[i];
             sv[2 * i + 1] = hsumv(sgx[i]) + tgx[i];
         }
 #endif
+#endif
+#ifndef BWD_MEANS_DONE
         SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
+#pragma unroll
+        for (int i = 0; i < RPI; ++i) {
+            av[i] = sv[2 * i] / (float)cols;
+            cv[i] = sv[2 * i + 1] / (float)cols;
+        }
+#endif
 
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
             const ulong row = row0 + i;
             if (row >= rows)
                 continue;
-            const float a = sv[2 * i] / (float)cols, c = sv[2 * i + 1] / (float)cols;
+            const float a = av[i], c = cv[i];
             const __global STORAGE(T_DR) *drr = dr + dr_off + row * dr_ld;
             __global STORAGE(T_DX) *dxr = dx + dx_off + row * dx_ld;
 #if NCACHE > 0
@@ -629,7 +647,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
              * prefetcher alone fetched them late (PoCL, AVX2 host, bf16 with dweight/dbias, 2^26
              * elements, ms: cols 256 20.2 -> 19.7, 1024 21.4 -> 19.8, 4096 21.2 -> 20.0). The
              * local row runs on PoCL x86 hosts only, whose compiler (clang) has the builtin. */
-            const ulong rn = row + blocks_step() * RPW * RPI < rows ? row + blocks_step() * RPW * RPI : rows - 1;
+            const ulong rn = row + pf_ahead < rows ? row + pf_ahead : rows - 1;
             const __global STORAGE(T_X) *xn = x + x_off + rn * x_ld;
             const __global STORAGE(T_DY) *dyn = dy + dy_off + rn * dy_ld;
 #endif

@@ -34,7 +34,15 @@
 #ifndef NCACHE
 #define NCACHE 0
 #endif
+#ifndef RPI
+#define RPI 1 /* rows per item at once (forward.cl's local row, backward.cl) */
+#endif
 #define WG (TPR * RPW)
+/* PF_BYTES (local rows on x86, host-set from the table): the kernels prefetch the rows they take
+ * next at least this many bytes of x ahead (whole row blocks, at least one) */
+#ifndef PF_BYTES
+#define PF_BYTES 0
+#endif
 /* Rows streamed from memory are summed in blocks of CHUNK vectors per item, so the fp32 rounding
  * error grows like CHUNK + n/CHUNK instead of n. */
 #ifndef CHUNK
@@ -405,6 +413,62 @@ inline float hsum16(float16 v) { return hsum8(v.lo) + hsum8(v.hi); }
 #define hsumv(v) (v)
 #else
 #define hsumv CAT(hsum, VEC)
+#endif
+
+/* ---- the horizontal sums of RPI rows' vectors at once: ROWS_HSUM(a) ------------------------
+ * a[0..RPI) are RPI rows' sum vectors; the result holds row i's hsumv(a[i]) in lane i (a rowsv:
+ * float for one row, floatRPI otherwise). Each level adds the even lanes to the odd ones, two
+ * vectors at a time (PAIRV: [a's pair sums | b's pair sums]), which is the tree hsumv takes, so
+ * every lane is bitwise that row's hsumv: the same bits as one row at a time. What it saves is
+ * the scalar work: the horizontal sums of 4 rows take 9 shuffles and adds instead of 60, and the
+ * divisions and the rsqrt that follow become one vector operation for all RPI rows instead of
+ * RPI scalar ones (PoCL, short rows: scalar divisions and square roots took most of a row's time).
+ * Where VEC is not 16 (narrowed vectors), the rows' sums are taken one by one. */
+#define PAIRV(a, b) ((floatv)((a).even, (b).even) + (floatv)((a).odd, (b).odd))
+#if RPI == 1
+typedef float rowsv;
+#define ROWS_LD(p) ((p)[0])
+#define ROWS_ST(v, p) ((p)[0] = (v))
+#define ROWS_HSUM(a) hsumv((a)[0])
+#else
+typedef CAT(float, RPI) rowsv;
+#define ROWS_LD(p) CAT(vload, RPI)(0, p)
+#define ROWS_ST(v, p) CAT(vstore, RPI)(v, 0, p)
+#define ROWS_HSUM(a) CAT(rows_hsum, RPI)(a)
+#if VEC == 16
+inline float2 rows_hsum2(const floatv *a)
+{
+    const float8 q = PAIRV(a[0], a[1]).even + PAIRV(a[0], a[1]).odd; /* [a0 4 | a1 4] */
+    const float4 r = q.even + q.odd;
+    return r.even + r.odd;
+}
+inline float4 rows_hsum4(const floatv *a)
+{
+    const floatv q = PAIRV(PAIRV(a[0], a[1]), PAIRV(a[2], a[3])); /* [a0 4 | a1 4 | a2 4 | a3 4] */
+    const float8 r = q.even + q.odd;
+    return r.even + r.odd;
+}
+inline float8 rows_hsum8(const floatv *a)
+{
+    const floatv q = PAIRV(PAIRV(PAIRV(a[0], a[1]), PAIRV(a[2], a[3])), PAIRV(PAIRV(a[4], a[5]), PAIRV(a[6], a[7])));
+    return q.even + q.odd;
+}
+inline float16 rows_hsum16(const floatv *a)
+{
+    const floatv q0 = PAIRV(PAIRV(PAIRV(a[0], a[1]), PAIRV(a[2], a[3])), PAIRV(PAIRV(a[4], a[5]), PAIRV(a[6], a[7])));
+    const floatv q1 =
+        PAIRV(PAIRV(PAIRV(a[8], a[9]), PAIRV(a[10], a[11])), PAIRV(PAIRV(a[12], a[13]), PAIRV(a[14], a[15])));
+    return PAIRV(q0, q1);
+}
+#else
+inline float2 rows_hsum2(const floatv *a) { return (float2)(hsumv(a[0]), hsumv(a[1])); }
+inline float4 rows_hsum4(const floatv *a) { return (float4)(hsumv(a[0]), hsumv(a[1]), hsumv(a[2]), hsumv(a[3])); }
+inline float8 rows_hsum8(const floatv *a)
+{
+    return (float8)(rows_hsum4(a), rows_hsum4(a + 4));
+}
+inline float16 rows_hsum16(const floatv *a) { return (float16)(rows_hsum8(a), rows_hsum8(a + 8)); }
+#endif
 #endif
 
 /* ---- sum over the TPR work-items of one row slot --------------------------------------------

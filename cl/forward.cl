@@ -22,9 +22,6 @@
 #ifndef T_B
 #define T_B f32
 #endif
-#ifndef RPI
-#define RPI 1
-#endif
 
 /* FWD_CHAN (host-chosen: long rows that stream, each item holding the same number of vectors, TPR a
  * power of two): the mean and the variance from one read of the row instead of two. Each item
@@ -203,6 +200,10 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
     }
     const ulong nblocks = (rows + RPI - 1) / RPI;
     const ulong blk_end = blocks_end(nblocks);
+#ifdef FWD_PREFETCH
+    /* the rows pass 3 prefetches: pf_ahead blocks ahead, at least PF_BYTES of x */
+    const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPI;
+#endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = blk * RPI;
         const __global STORAGE(T_X) *xr[RPI];
@@ -221,7 +222,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             acc[i] = 0.0f;
             tail[i] = -0.0f;
 #ifdef FWD_PREFETCH
-            const ulong rn = row0 + blocks_step() * RPI + i;
+            const ulong rn = row0 + pf_ahead + i;
             xn[i] = x + x_off + (rn < rows ? rn : rows - 1) * x_ld;
 #endif
         }
@@ -231,9 +232,10 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             for (int i = 0; i < RPI; ++i)
                 tail[i] += (XR1(i, e) = LD1(T_X, xr[i], e) - shift[i]);
         }
+        /* mean - shift, the RPI rows at once (ROWS_HSUM: bitwise row by row's sums) */
+        ROWS_ST((ROWS_HSUM(acc) + ROWS_LD(tail)) / (float)cols, dmean);
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            dmean[i] = (hsumv(acc[i]) + tail[i]) / (float)cols; /* mean - shift */
             acc[i] = 0.0f;
             tail[i] = -0.0f;
         }
@@ -243,9 +245,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             for (int i = 0; i < RPI; ++i)
                 tail[i] += (XR1(i, e) - dmean[i]) * (XR1(i, e) - dmean[i]);
         }
-#pragma unroll
-        for (int i = 0; i < RPI; ++i)
-            rs[i] = rsqrt((hsumv(acc[i]) + tail[i]) / (float)cols + eps);
+        ROWS_ST(rsqrt((ROWS_HSUM(acc) + ROWS_LD(tail)) / (float)cols + eps), rs);
         /* y may be x (in place): pass 3 reads the rows from local memory */
         for (long k = 0; k < nv; ++k) {
             const floatv wv = *(__local floatv *)(lw + k * VEC), bv = *(__local floatv *)(lb + k * VEC);

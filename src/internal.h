@@ -225,6 +225,9 @@ typedef struct clnorm_device_params {
                                device has it (info.x86_bf16) */
     unsigned nt_kib;        /* PoCL on x86 (info.pocl_x86): outputs of at least this many KiB are
                                written with non-temporal stores (around the cache); 0: never */
+    unsigned pf_bytes;      /* kernels with the local row (CPUs): the rows they take next are
+                               prefetched at least this many bytes of x ahead, in whole row blocks
+                               (one block at least; 0: one block) */
     unsigned local_row_kib; /* forward with 16-bit tensors, one item per row streaming (CPUs): weight,
                                bias and the item's rows converted to fp32 in local memory when their
                                (2 + rows-per-item) * cols floats take at most this many KiB; 0: never */

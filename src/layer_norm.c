@@ -188,8 +188,13 @@ static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s",
-             ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi,
+    /* the local row's prefetch distance (the table's pf_bytes; a context-wide constant, so not in
+     * the variant key) */
+    char pf[24] = "";
+    if (L->local_row && ctx->params->pf_bytes)
+        snprintf(pf, sizeof pf, " -DPF_BYTES=%u", ctx->params->pf_bytes);
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s%s",
+             ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, pf,
              L->unaligned ? " -DUNALIGNED" : "", L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", L->bfly ? " -DROW_SUM_BFLY" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
              zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "") < n;

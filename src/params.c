@@ -97,14 +97,20 @@ static const clnorm_device_params table[] = {
      * 16384 26.5 -> 21.7, 32768 20.4 -> 17.9), so such hosts take it up to 512 KiB. With the local
      * row, 16-bit rows of up to 512 elements go two at a time (forward.cl; the AVX2 host, bf16, ms,
      * one -> two rows: cols 256 15.0 -> 12.5, 512 15.1 -> 11.5; 1024 10.95 -> 11.05, 2048 11.6 ->
-     * 14.5). */
+     * 14.5). pf_bytes: the local rows' prefetch of the item's next rows reaches at least 1 KiB
+     * ahead; one block ahead (4 rows of 32 bytes at bf16 cols 16) arrived late, each row's first
+     * load then waited on memory (session 21, Sapphire Rapids, 2^26 elements, fraction of the copy,
+     * two alternations, one block -> 1024 bytes: forward fp32 16 0.76 / 0.74 -> 1.06 / 1.00, 64
+     * 1.16 / 1.14 -> 1.52 / 1.44, bf16 16 0.30 / 0.27 -> 0.39 / 0.43; backward bf16 32 0.57 / 0.59
+     * -> 0.79 / 0.79, 16 0.44 / 0.45 -> 0.48 / 0.49; 4096 bytes no better at 16 and 64, and 3-9 %
+     * slower at bf16 256, where it is 3 blocks instead of 1). */
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true, .unaligned_bytes = 16,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
-             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 64},
+             .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 128},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256},
-     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .local_row_kib = 12,
+     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .pf_bytes = 1024, .local_row_kib = 12,
      .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
      .bwd_local_row_kib_intel_bf16 = 48,
     },
@@ -190,7 +196,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_rpi_cols_max_intel_bf16", &p->fwd.rpi_cols_max_intel_bf16, 0, 1u << 30, false},
         {"fwd_rpi4_cols_intel_bf16", &p->fwd.rpi4_cols_intel_bf16, 0, 1u << 30, false},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
-        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
+        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"pf_bytes", &p->pf_bytes, 0, 1u << 20, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
         {"local_row_kib_intel_bf16", &p->local_row_kib_intel_bf16, 0, 1u << 20, false},
         {"bwd_local_row_kib_avx2", &p->bwd_local_row_kib_avx2, 0, 1u << 20, false},
@@ -485,7 +491,9 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
      * for the same reason; PoCL, session 20's Intel host, fp32, 2^26 elements, fraction of the
      * copy, two alternations, one row streamed -> 4 in the local row: cols 16 0.22 / 0.22 -> 0.60
      * / 0.58, 32 0.64 / 0.65 -> 0.90 / 0.92, 64 0.71 / 0.73 -> 1.24 / 1.24; 128 0.95 / 1.11 ->
-     * 1.20 / 1.09, even; with 8 rows 16 0.61, 32 0.98, 64 0.97) */
+     * 1.20 / 1.09, even; with 8 rows 16 0.61, 32 0.98, 64 0.97. Session 21, once the rows' sums,
+     * divisions and rsqrt went together (ROWS_HSUM): 128 1.09 / 1.13 / 1.02 -> 1.27 / 1.29 / 1.30,
+     * three alternations, so up to 128; 256 even, 1.17-1.25 -> 1.25-1.30) */
     const bool short32 = !backward && max_elem == 4 && op->rpi4_cols32 && cols <= op->rpi4_cols32;
     const unsigned rpi_req = short32 ? 4 : max_elem != 2 ? op->rpi
                              : backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2 ? P->bwd_rpi16_avx2

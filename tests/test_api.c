@@ -1527,10 +1527,10 @@ START_TEST(plan_short_rows_rule)
     ck_assert_uint_eq(plan_of(off, 1, 256, CLNORM_BF16).rows_per_item, 1);
     clnorm_context_release(on);
     clnorm_context_release(off);
-    /* the CPU row's own values: 64, 16, 256 */
+    /* the CPU row's own values: 128, 16, 256 */
     clnorm_context *table = class_context_with_tune("cpu", "");
-    ck_assert_uint_eq(plan_of(table, 0, 64, CLNORM_F32).rows_per_item, cpu ? 4 : 1);
-    ck_assert_uint_eq(plan_of(table, 0, 65, CLNORM_F32).rows_per_item, 1);
+    ck_assert_uint_eq(plan_of(table, 0, 128, CLNORM_F32).rows_per_item, cpu ? 4 : 1);
+    ck_assert_uint_eq(plan_of(table, 0, 129, CLNORM_F32).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(table, DX, 16, CLNORM_F32).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(table, 1, 17, CLNORM_F32).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(table, 1 | RES, 256, CLNORM_BF16).rows_per_item, r16);
