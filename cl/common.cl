@@ -43,6 +43,11 @@
 #ifndef PF_BYTES
 #define PF_BYTES 0
 #endif
+/* PF_L2_BYTES (likewise; forward.cl): where a row block holds at least this many bytes of x, its
+ * prefetches ask for L2 only, leaving L1 to the local row the item works on (0: always L1) */
+#ifndef PF_L2_BYTES
+#define PF_L2_BYTES 0
+#endif
 /* Rows streamed from memory are summed in blocks of CHUNK vectors per item, so the fp32 rounding
  * error grows like CHUNK + n/CHUNK instead of n. */
 #ifndef CHUNK

@@ -203,6 +203,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #ifdef FWD_PREFETCH
     /* the rows pass 3 prefetches: pf_ahead blocks ahead, at least PF_BYTES of x */
     const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPI;
+    /* blocks of at least PF_L2_BYTES of x: prefetched into L2 only (see common.cl) */
+    const bool pf_l2 = PF_L2_BYTES && (ulong)RPI * cols * sizeof(STORAGE(T_X)) >= PF_L2_BYTES;
 #endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = blk * RPI;
@@ -252,7 +254,10 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #pragma unroll
             for (int i = 0; i < RPI; ++i) {
 #ifdef FWD_PREFETCH
-                __builtin_prefetch(xn[i] + k * VEC);
+                if (pf_l2)
+                    __builtin_prefetch(xn[i] + k * VEC, 0, 2);
+                else
+                    __builtin_prefetch(xn[i] + k * VEC);
 #endif
                 const floatv v = fma((XR(i, k) - dmean[i]) * rs[i], wv, bv);
                 if (valid[i])

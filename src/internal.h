@@ -228,6 +228,8 @@ typedef struct clnorm_device_params {
     unsigned pf_bytes;      /* kernels with the local row (CPUs): the rows they take next are
                                prefetched at least this many bytes of x ahead, in whole row blocks
                                (one block at least; 0: one block) */
+    unsigned pf_l2_bytes;   /* the forward's local row: where a row block holds at least this many
+                               bytes of x, those prefetches go to L2 only (0: to L1 always) */
     unsigned local_row_kib; /* forward with 16-bit tensors, one item per row streaming (CPUs): weight,
                                bias and the item's rows converted to fp32 in local memory when their
                                (2 + rows-per-item) * cols floats take at most this many KiB; 0: never */

@@ -103,14 +103,20 @@ static const clnorm_device_params table[] = {
      * two alternations, one block -> 1024 bytes: forward fp32 16 0.76 / 0.74 -> 1.06 / 1.00, 64
      * 1.16 / 1.14 -> 1.52 / 1.44, bf16 16 0.30 / 0.27 -> 0.39 / 0.43; backward bf16 32 0.57 / 0.59
      * -> 0.79 / 0.79, 16 0.44 / 0.45 -> 0.48 / 0.49; 4096 bytes no better at 16 and 64, and 3-9 %
-     * slower at bf16 256, where it is 3 blocks instead of 1). */
+     * slower at bf16 256, where it is 3 blocks instead of 1). pf_l2_bytes: the forward's blocks of
+     * at least 4 KiB are prefetched into L2 only, where into L1 they pushed out the local row the
+     * item was working on (bf16 at cols 1024, 2 rows per item: 4 KiB blocks, five alternations,
+     * ms, L1 -> L2: 10.24 / 10.71 / 12.19 / 12.26 / 12.49 -> 9.39 / 9.82 / 9.92 / 10.01 / 10.06;
+     * 2048 8.59 / 8.78 -> 8.53 / 8.19; 16384 even; 2 KiB blocks (cols 256, 4 rows) lost 3-8 %
+     * with L2, hence 4 KiB; the backward's dx pass gained 2-4 % at most, so it keeps L1). */
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true, .unaligned_bytes = 16,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
              .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 128},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256},
-     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .pf_bytes = 1024, .local_row_kib = 12,
+     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .pf_bytes = 1024, .pf_l2_bytes = 4096,
+     .local_row_kib = 12,
      .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
      .bwd_local_row_kib_intel_bf16 = 48,
     },
@@ -196,7 +202,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_rpi_cols_max_intel_bf16", &p->fwd.rpi_cols_max_intel_bf16, 0, 1u << 30, false},
         {"fwd_rpi4_cols_intel_bf16", &p->fwd.rpi4_cols_intel_bf16, 0, 1u << 30, false},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
-        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"pf_bytes", &p->pf_bytes, 0, 1u << 20, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
+        {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"pf_bytes", &p->pf_bytes, 0, 1u << 20, false},
+        {"pf_l2_bytes", &p->pf_l2_bytes, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
         {"local_row_kib_intel_bf16", &p->local_row_kib_intel_bf16, 0, 1u << 20, false},
         {"bwd_local_row_kib_avx2", &p->bwd_local_row_kib_avx2, 0, 1u << 20, false},
