@@ -56,7 +56,9 @@
  *     takes next are prefetched at least this many bytes of x ahead, in whole row blocks; 0 = the
  *     next block; the CPU row's 1024, up to 1048576), `pf_l2_bytes` (the forward's local row:
  *     where an item's block of rows holds at least this many bytes of x, those prefetches go to
- *     L2 only; 0 = to L1 always; the CPU row's 4096), `unaligned_bytes` (CPU devices, the streaming one-item-per-row layout of
+ *     L2 only; 0 = to L1 always; the CPU row's 4096), `fwd_rowwise_kib` (the forward's local row:
+ *     y written row by row where the local row takes at most this many KiB, else vector by
+ *     vector across the item's rows; 0 = always the latter; the CPU row's 16, up to 1048576), `unaligned_bytes` (CPU devices, the streaming one-item-per-row layout of
  *     the CPU row: where cols, an offset or a row stride would narrow the vectors below this many
  *     bytes, the table's width is kept, the vector accesses unaligned and each row's last cols %
  *     width elements taken one at a time; the CPU row's 16, 0 = never, up to 64; see `unaligned`

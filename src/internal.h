@@ -230,6 +230,9 @@ typedef struct clnorm_device_params {
                                (one block at least; 0: one block) */
     unsigned pf_l2_bytes;   /* the forward's local row: where a row block holds at least this many
                                bytes of x, those prefetches go to L2 only (0: to L1 always) */
+    unsigned fwd_rowwise_kib; /* the forward's local row: y is written row by row where the local
+                               row takes at most this many KiB, else vector by vector across the
+                               item's rows (0: always the latter) */
     unsigned local_row_kib; /* forward with 16-bit tensors, one item per row streaming (CPUs): weight,
                                bias and the item's rows converted to fp32 in local memory when their
                                (2 + rows-per-item) * cols floats take at most this many KiB; 0: never */

@@ -188,11 +188,12 @@ static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    /* the local rows' prefetches (the table's pf_bytes and pf_l2_bytes; context-wide constants, so
-     * not in the variant key) */
-    char pf[48] = "";
+    /* the local rows' prefetches and the forward's pass-3 order (the table's pf_bytes, pf_l2_bytes
+     * and fwd_rowwise_kib; context-wide constants, so not in the variant key) */
+    char pf[80] = "";
     if (L->local_row)
-        snprintf(pf, sizeof pf, " -DPF_BYTES=%u -DPF_L2_BYTES=%u", ctx->params->pf_bytes, ctx->params->pf_l2_bytes);
+        snprintf(pf, sizeof pf, " -DPF_BYTES=%u -DPF_L2_BYTES=%u -DFWD_ROWWISE_BYTES=%u", ctx->params->pf_bytes,
+                 ctx->params->pf_l2_bytes, ctx->params->fwd_rowwise_kib * 1024u);
     return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s%s",
              ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, pf,
              L->unaligned ? " -DUNALIGNED" : "", L->raw ? " -DCACHE_RAW" : "",

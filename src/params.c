@@ -108,14 +108,16 @@ static const clnorm_device_params table[] = {
      * item was working on (bf16 at cols 1024, 2 rows per item: 4 KiB blocks, five alternations,
      * ms, L1 -> L2: 10.24 / 10.71 / 12.19 / 12.26 / 12.49 -> 9.39 / 9.82 / 9.92 / 10.01 / 10.06;
      * 2048 8.59 / 8.78 -> 8.53 / 8.19; 16384 even; 2 KiB blocks (cols 256, 4 rows) lost 3-8 %
-     * with L2, hence 4 KiB; the backward's dx pass gained 2-4 % at most, so it keeps L1). */
+     * with L2, hence 4 KiB; the backward's dx pass gained 2-4 % at most, so it keeps L1).
+     * fwd_rowwise_kib: the forward's local row writes y row by row up to 16 KiB of local row
+     * (forward.cl: bf16 cols 256 and 1024 10-20 % faster, 4096 (64 KiB) 10 % slower, 2048 even). */
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true, .unaligned_bytes = 16,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
              .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 128},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256},
-     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .pf_bytes = 1024, .pf_l2_bytes = 4096,
+     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .pf_bytes = 1024, .pf_l2_bytes = 4096, .fwd_rowwise_kib = 16,
      .local_row_kib = 12,
      .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
      .bwd_local_row_kib_intel_bf16 = 48,
@@ -203,7 +205,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_rpi4_cols_intel_bf16", &p->fwd.rpi4_cols_intel_bf16, 0, 1u << 30, false},
         {"bwd_raw16", &p->bwd.raw16, 0, 1, false},   {"fwd_raw16", &p->fwd.raw16, 0, 1, false},   {"bwd_rpi_cols", &p->bwd.rpi_cols, 0, 1u << 30, false},
         {"nt_kib", &p->nt_kib, 0, 1u << 30, false},  {"pf_bytes", &p->pf_bytes, 0, 1u << 20, false},
-        {"pf_l2_bytes", &p->pf_l2_bytes, 0, 1u << 30, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
+        {"pf_l2_bytes", &p->pf_l2_bytes, 0, 1u << 30, false}, {"fwd_rowwise_kib", &p->fwd_rowwise_kib, 0, 1u << 20, false},  {"local_row_kib", &p->local_row_kib, 0, 1u << 20, false},
         {"local_row_kib_avx2", &p->local_row_kib_avx2, 0, 1u << 20, false},
         {"local_row_kib_intel_bf16", &p->local_row_kib_intel_bf16, 0, 1u << 20, false},
         {"bwd_local_row_kib_avx2", &p->bwd_local_row_kib_avx2, 0, 1u << 20, false},

@@ -133,7 +133,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_short16_groups=65", "bwd_short16_target_res=65", "bwd_short16_groups_res=x", "fwd_short16_cols=64",
                          "unaligned_bytes=65", "unaligned_bytes=x", "unaligned=1", "fwd_rpi4_cols32=1073741825",
                          "fwd_rpi4_cols32=-1", "bwd_rpi_short_cols=q", "bwd_rpi16_short_cols=1073741825", "fwd_rpi_short_cols=16",
-                         "pf_bytes=1048577", "pf_bytes=-1", "pf_bytes=k", "fwd_pf_bytes=1024", "pf_l2_bytes=1073741825", "pf_l2_bytes=x",
+                         "pf_bytes=1048577", "pf_bytes=-1", "pf_bytes=k", "fwd_pf_bytes=1024", "pf_l2_bytes=1073741825", "pf_l2_bytes=x", "fwd_rowwise_kib=1048577", "fwd_rowwise_kib=-2", "rowwise_kib=16",
                          /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
                          "fwd_tpr=-18446744073709551552", "fwd_tpr= 64", "fwd_tpr=+64", "fwd_wg=99999999999999999999999",
                          "fwd_tpr=64 ", "fwd_tpr=", "=64", "fwd_tpr=0x40"};
@@ -162,7 +162,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_balance=5,fwd_balance_rounds=0,bwd_balance_rounds=32,bwd_stream_tpr=1024,fwd_chan=8,fwd_chan16=2,"
                           "bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_groups=3,bwd_short16_target_res=1,"
                           "bwd_short16_groups_res=2,packed=1,unaligned_bytes=64,fwd_rpi4_cols32=128,bwd_rpi_short_cols=32,"
-                          "bwd_rpi16_short_cols=512,pf_bytes=4096,pf_l2_bytes=0",
+                          "bwd_rpi16_short_cols=512,pf_bytes=4096,pf_l2_bytes=0,fwd_rowwise_kib=64",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
     unsetenv("CLNORM_TUNE");
