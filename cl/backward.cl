@@ -642,8 +642,9 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             const __global STORAGE(T_X) *xr = x + x_off + row * x_ld;
             const __global STORAGE(T_DY) *dyr = dy + dy_off + row * dy_ld;
 #ifdef LOCAL_ROW
-            /* the item's next rows of x and dy (the same rows of its next block; the last row where
-             * there is none), prefetched while this pass works from local memory: the hardware
+            /* the item's rows pf_ahead ahead of x and dy (at least PF_BYTES ahead, whole blocks;
+             * the last row where there is none), prefetched while this pass works from local
+             * memory (before session 21: the same rows of the next block): the hardware
              * prefetcher alone fetched them late (PoCL, AVX2 host, bf16 with dweight/dbias, 2^26
              * elements, ms: cols 256 20.2 -> 19.7, 1024 21.4 -> 19.8, 4096 21.2 -> 20.0). The
              * local row runs on PoCL x86 hosts only, whose compiler (clang) has the builtin. */

@@ -425,10 +425,11 @@ inline float hsum16(float16 v) { return hsum8(v.lo) + hsum8(v.hi); }
  * float for one row, floatRPI otherwise). Each level adds the even lanes to the odd ones, two
  * vectors at a time (PAIRV: [a's pair sums | b's pair sums]), which is the tree hsumv takes, so
  * every lane is bitwise that row's hsumv: the same bits as one row at a time. What it saves is
- * the scalar work: the horizontal sums of 4 rows take 9 shuffles and adds instead of 60, and the
+ * the scalar work: the horizontal sums of 4 rows take ~15 vector shuffles and adds instead of ~60
+ * scalar extracts, permutes and adds, and the
  * divisions and the rsqrt that follow become one vector operation for all RPI rows instead of
  * RPI scalar ones (PoCL, short rows: scalar divisions and square roots took most of a row's time).
- * Where VEC is not 16 (narrowed vectors), the rows' sums are taken one by one. */
+ * Where VEC is not 16 (narrowed vectors), the rows' sums are taken one by one. RPI is 1, 2 or 4. */
 #define PAIRV(a, b) ((floatv)((a).even, (b).even) + (floatv)((a).odd, (b).odd))
 #if RPI == 1
 typedef float rowsv;
@@ -440,6 +441,9 @@ typedef CAT(float, RPI) rowsv;
 #define ROWS_LD(p) CAT(vload, RPI)(0, p)
 #define ROWS_ST(v, p) CAT(vstore, RPI)(v, 0, p)
 #define ROWS_HSUM(a) CAT(rows_hsum, RPI)(a)
+#if RPI != 2 && RPI != 4
+#error "RPI must be 1, 2 or 4"
+#endif
 #if VEC == 16
 inline float2 rows_hsum2(const floatv *a)
 {
@@ -453,26 +457,9 @@ inline float4 rows_hsum4(const floatv *a)
     const float8 r = q.even + q.odd;
     return r.even + r.odd;
 }
-inline float8 rows_hsum8(const floatv *a)
-{
-    const floatv q = PAIRV(PAIRV(PAIRV(a[0], a[1]), PAIRV(a[2], a[3])), PAIRV(PAIRV(a[4], a[5]), PAIRV(a[6], a[7])));
-    return q.even + q.odd;
-}
-inline float16 rows_hsum16(const floatv *a)
-{
-    const floatv q0 = PAIRV(PAIRV(PAIRV(a[0], a[1]), PAIRV(a[2], a[3])), PAIRV(PAIRV(a[4], a[5]), PAIRV(a[6], a[7])));
-    const floatv q1 =
-        PAIRV(PAIRV(PAIRV(a[8], a[9]), PAIRV(a[10], a[11])), PAIRV(PAIRV(a[12], a[13]), PAIRV(a[14], a[15])));
-    return PAIRV(q0, q1);
-}
 #else
 inline float2 rows_hsum2(const floatv *a) { return (float2)(hsumv(a[0]), hsumv(a[1])); }
 inline float4 rows_hsum4(const floatv *a) { return (float4)(hsumv(a[0]), hsumv(a[1]), hsumv(a[2]), hsumv(a[3])); }
-inline float8 rows_hsum8(const floatv *a)
-{
-    return (float8)(rows_hsum4(a), rows_hsum4(a + 4));
-}
-inline float16 rows_hsum16(const floatv *a) { return (float16)(rows_hsum8(a), rows_hsum8(a + 8)); }
 #endif
 #endif
 

@@ -206,7 +206,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
     const ulong nblocks = (rows + RPI - 1) / RPI;
     const ulong blk_end = blocks_end(nblocks);
 #ifdef FWD_PREFETCH
-    /* the rows pass 3 prefetches: pf_ahead blocks ahead, at least PF_BYTES of x */
+    /* the rows pass 3 prefetches: pf_ahead rows ahead (whole blocks, at least one), at least
+     * PF_BYTES of x */
     const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPI;
     /* blocks of at least PF_L2_BYTES of x: prefetched into L2 only (see common.cl) */
     const bool pf_l2 = PF_L2_BYTES && (ulong)RPI * cols * sizeof(STORAGE(T_X)) >= PF_L2_BYTES;
@@ -222,7 +223,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         floatv acc[RPI];
         bool valid[RPI];
 #ifdef FWD_PREFETCH
-        /* the rows of the item's next block (the last row where there is none) */
+        /* the rows pf_ahead ahead, the item's block pf_ahead / RPI after this one (the last row
+         * where there is none) */
         const __global STORAGE(T_X) *xn[RPI];
 #endif
 #pragma unroll

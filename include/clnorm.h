@@ -52,9 +52,10 @@
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
  *     NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never; not with
- *     unaligned vectors), `pf_bytes` (kernels with a local row, CPU devices: the rows an item
- *     takes next are prefetched at least this many bytes of x ahead, in whole row blocks; 0 = the
- *     next block; the CPU row's 1024, up to 1048576), `pf_l2_bytes` (the forward's local row:
+ *     unaligned vectors), `pf_bytes` (kernels with a local row, CPU devices; the forward's prefetches on PoCL
+ *     x86 hosts only: the rows an item takes next are prefetched at least this many bytes of x
+ *     ahead, in whole row blocks; 0 = the next block; the CPU row's 1024, up to 1048576),
+ *     `pf_l2_bytes` (the forward's local row, PoCL x86 hosts:
  *     where an item's block of rows holds at least this many bytes of x, those prefetches go to
  *     L2 only; 0 = to L1 always; the CPU row's 4096), `fwd_rowwise_kib` (the forward's local row:
  *     y written row by row where the local row takes at most this many KiB, else vector by

@@ -188,12 +188,11 @@ static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     /* the natural-order CPU modes, likewise not with permuted lanes */
     const bool zext = ctx->params->bf16_zext && !perm;
     x86 = x86 && zext;
-    /* the local rows' prefetches and the forward's pass-3 order (the table's pf_bytes, pf_l2_bytes
-     * and fwd_rowwise_kib; context-wide constants, so not in the variant key) */
-    char pf[80] = "";
-    if (L->local_row)
-        snprintf(pf, sizeof pf, " -DPF_BYTES=%u -DPF_L2_BYTES=%u -DFWD_ROWWISE_BYTES=%u", ctx->params->pf_bytes,
-                 ctx->params->pf_l2_bytes, ctx->params->fwd_rowwise_kib * 1024u);
+    /* the local rows' prefetch distance (the table's pf_bytes: a context-wide constant, so not in
+     * the variant key; the program cache is keyed by the whole options string) */
+    char pf[32] = "";
+    if (L->local_row && (size_t)snprintf(pf, sizeof pf, " -DPF_BYTES=%u", ctx->params->pf_bytes) >= sizeof pf)
+        return false;
     return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s%s",
              ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, pf,
              L->unaligned ? " -DUNALIGNED" : "", L->raw ? " -DCACHE_RAW" : "",
@@ -293,14 +292,21 @@ static bool forward_options(const clnorm_context *ctx, const void *arg_, char *b
 {
     const fwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[256], chan[24] = "";
+    char shape[256], chan[24] = "", local[96] = "";
     const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->chan)
         snprintf(chan, sizeof chan, " -DFWD_CHAN=%u", L->chan);
+    /* the local row's mode (x86: its prefetches, into L2 from pf_l2_bytes a block) and the order
+     * of its pass 3 (row by row up to fwd_rowwise_kib): table values, context-wide constants */
+    if (L->local_row &&
+        (size_t)snprintf(local, sizeof local, " -DLOCAL_ROW%s -DPF_L2_BYTES=%u -DFWD_ROWWISE_BYTES=%llu",
+                         ctx->info.pocl_x86 ? " -DFWD_PREFETCH" : "", ctx->params->pf_l2_bytes,
+                         (unsigned long long)ctx->params->fwd_rowwise_kib * 1024u) >= sizeof local)
+        return false;
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
     return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
-             !L->local_row ? "" : ctx->info.pocl_x86 ? " -DLOCAL_ROW -DFWD_PREFETCH" : " -DLOCAL_ROW",
+             local,
              L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "") < n;
 }

@@ -102,12 +102,22 @@ END_TEST
  * what one row per item gives. (dweight/dbias are not compared: with several rows per item, the
  * rows' terms are added together before they reach the partial rows, a different fixed order.)
  * The same buffers are run through two contexts on the test context's queue, both with the
- * table's CPU row, one of them with a CLNORM_TUNE that keeps one row per item. The forward cases
- * are 16-bit: those keep the local row with one row per item, where fp32's short rows would leave
- * it for another kernel shape. */
-#define ONE_ROW_TUNE                                                                                   \
-    "fwd_rpi16=1,fwd_rpi4_cols_intel_bf16=0,bwd_rpi=1,bwd_rpi16=1,bwd_rpi16_res=1,bwd_rpi16_avx2=1,"   \
-    "bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0"
+ * table's CPU row and a CLNORM_TUNE that pins the plan on any host: one with several rows per
+ * item, one with one. The cases take the local row's two pass-3 orders (row by row, and vector by
+ * vector from fwd_rowwise_kib), unaligned rows with their tails, padded odd layouts and in-place
+ * calls. */
+/* both forward contexts: the local row for every 16-bit case here, rows side by side at any cols */
+#define FWD_LOCAL "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi_cols_max=0,fwd_rpi_cols_max_intel_bf16=0"
+#define FWD16_MANY FWD_LOCAL ",fwd_rpi16=4"
+#define FWD16_TWO FWD_LOCAL ",fwd_rpi16=2,fwd_rpi4_cols_intel_bf16=0"
+#define FWD16_ONE FWD_LOCAL ",fwd_rpi16=1,fwd_rpi4_cols_intel_bf16=0"
+/* fp32: the local row takes its short rows 4 at a time (fwd_rpi4_cols32); a 1 KiB bound leaves it
+ * one row ((2 + 1) * cols floats: up to 85 cols, rounded up to whole vectors where unaligned) */
+#define FWD32_MANY FWD_LOCAL
+#define FWD32_ONE "local_row_kib=1,local_row_kib_avx2=1,local_row_kib_intel_bf16=1"
+/* the backward: 4 rows per item also for 16-bit calls on AVX2 hosts (bwd_rpi16_avx2), or one */
+#define BWD_MANY "bwd_rpi16_avx2=4"
+#define BWD_ONE "bwd_rpi=1,bwd_rpi16=1,bwd_rpi16_res=1,bwd_rpi16_avx2=1,bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0"
 
 /* restores an environment variable saved by save_env */
 static void restore_env(const char *name, char *saved)
@@ -125,8 +135,7 @@ static char *save_env(const char *name)
     return v ? strdup(v) : NULL;
 }
 
-/* A context on the test context's queue with the CPU row of the table and CLNORM_TUNE = tune
- * (whatever the variant running this test sets: both contexts plan from the same row) */
+/* A context on the test context's queue with the CPU row of the table and CLNORM_TUNE = tune */
 static clnorm_context *cpu_row_context(const char *tune)
 {
     char *cls = save_env("CLNORM_DEVICE_CLASS"), *old = save_env("CLNORM_TUNE");
@@ -149,6 +158,16 @@ static int plan_kind(const problem *p)
     return (grads ? 1 : CLNORM_PLAN_BACKWARD_DX) | (p->dres.buf ? CLNORM_PLAN_BACKWARD_RES : 0);
 }
 
+/* the widest storage type among the call's tensors (what the plan depends on) */
+static clnorm_dtype widest(const problem *p)
+{
+    const tview *v[] = {&p->x, &p->y, &p->w, &p->b, &p->dy, &p->dres, &p->dx, &p->dw, &p->db};
+    for (size_t i = 0; i < sizeof v / sizeof *v; ++i)
+        if (v[i]->buf && v[i]->dtype == CLNORM_F32)
+            return CLNORM_F32;
+    return p->x.dtype;
+}
+
 /* the bytes of v's extent in `got` (its rows and the padding between them) */
 static unsigned char *extent_bytes(const tview *v, size_t *n)
 {
@@ -159,26 +178,26 @@ static unsigned char *extent_bytes(const tview *v, size_t *n)
     return out;
 }
 
-static void run_both(const case_cfg *cfg, int backward)
+static void run_both(const case_cfg *cfg, int backward, const char *many_tune, const char *one_tune)
 {
-    clnorm_context *ctx = cpu_row_context(""), *one = cpu_row_context(ONE_ROW_TUNE);
+    clnorm_context *ctx = cpu_row_context(many_tune), *one = cpu_row_context(one_tune);
     problem *p = xmalloc(sizeof *p);
     if (backward)
         bwd_setup(p, ctx, cfg);
     else
         fwd_setup(p, ctx, cfg);
     clnorm_launch_info many, single;
-    CLNORM_OK(ctx, clnorm_launch_plan(ctx, plan_kind(p), cfg->rows, cfg->cols, cfg->act, &many));
-    CLNORM_OK(one, clnorm_launch_plan(one, plan_kind(p), cfg->rows, cfg->cols, cfg->act, &single));
+    CLNORM_OK(ctx, clnorm_launch_plan(ctx, plan_kind(p), cfg->rows, cfg->cols, widest(p), &many));
+    CLNORM_OK(one, clnorm_launch_plan(one, plan_kind(p), cfg->rows, cfg->cols, widest(p), &single));
     ck_assert_msg(single.rows_per_item == 1, "%s: the one-row context plans %u rows per item", p->what,
                   single.rows_per_item);
-    /* On CPU devices the CPU row's rules must give several rows per item in the same kernel shape,
-     * or this test would compare a plan with itself (on other devices, where the CPU row's local
-     * rows are off, the two contexts run what they plan) */
+    /* On CPU devices the tunes must give several rows per item in the same kernel shape (the
+     * forward: both with the local row), or this test would compare a kernel with itself (on
+     * other devices, where the CPU row's local rows are off, the two contexts run what they plan) */
     if (test_device_is_cpu()) {
-        ck_assert_msg(many.rows_per_item > 1, "%s: the test context plans one row per item", p->what);
-        ck_assert_msg(many.local_row == single.local_row && many.vector_width == single.vector_width &&
-                          many.items_per_row == 1 && single.items_per_row == 1,
+        ck_assert_msg(many.rows_per_item > 1, "%s: the several-rows context plans one row per item", p->what);
+        ck_assert_msg((backward || (many.local_row && single.local_row)) && many.vector_width == single.vector_width &&
+                          many.unaligned == single.unaligned && many.items_per_row == 1 && single.items_per_row == 1,
                       "%s: the two plans differ in more than the rows per item", p->what);
     }
 
@@ -193,7 +212,7 @@ static void run_both(const case_cfg *cfg, int backward)
         wait_and_release(ev);
         const size_t bad = problem_check(p, c);
         ck_assert_msg(bad == 0, "%s: %s: %zu mismatches (details above)", p->what,
-                      pass ? "one row per item" : "the test context", bad);
+                      pass ? "one row per item" : "several rows per item", bad);
         for (int i = 0; i < 3; ++i) {
             if (!outs[i] || !outs[i]->buf)
                 continue;
@@ -221,32 +240,42 @@ static void run_both(const case_cfg *cfg, int backward)
 
 START_TEST(rows_per_item_forward)
 {
-    static const struct { size_t rows, cols; clnorm_dtype act, par; int affine; } f[] = {
-        {34, 16, CLNORM_BF16, CLNORM_BF16, AFF_B}, /* short rows: 4 per item (Intel AVX512_BF16 hosts), else 2 */
-        {33, 256, CLNORM_BF16, CLNORM_F32, AFF_WB},
-        {9, 1024, CLNORM_F16, CLNORM_F16, AFF_NONE}, /* 2 per item */
+    static const struct {
+        size_t rows, cols;
+        clnorm_dtype dt;
+        int affine, layout, inplace;
+        const char *many, *one;
+    } f[] = {
+        {67, 16, CLNORM_BF16, AFF_B, LAY_DENSE, 0, FWD16_MANY, FWD16_ONE},      /* short rows */
+        {66, 250, CLNORM_BF16, AFF_WB, LAY_PAD_ODD, 0, FWD16_MANY, FWD16_ONE},  /* unaligned, tails */
+        {21, 1024, CLNORM_F16, AFF_NONE, LAY_DENSE, 1, FWD16_TWO, FWD16_ONE},   /* 2 rows per item, in place */
+        {13, 4096, CLNORM_BF16, AFF_W, LAY_DENSE, 0, FWD16_MANY, FWD16_ONE},    /* pass 3 by vectors */
+        {67, 80, CLNORM_F32, AFF_WB, LAY_DENSE, 0, FWD32_MANY, FWD32_ONE},      /* fp32 short rows */
+        {66, 71, CLNORM_F32, AFF_W, LAY_DENSE, 1, FWD32_MANY, FWD32_ONE},       /* ... unaligned, in place */
     };
     for (size_t i = 0; i < sizeof f / sizeof *f; ++i) {
-        case_cfg c = case_basic(f[i].rows, f[i].cols, f[i].act, f[i].par, f[i].affine, LAY_DENSE, 0x1e50 + i);
+        case_cfg c = case_basic(f[i].rows, f[i].cols, f[i].dt, f[i].dt, f[i].affine, f[i].layout, 0x1e50 + i);
         c.stats = STATS_BOTH;
-        run_both(&c, 0);
+        c.inplace = f[i].inplace;
+        run_both(&c, 0, f[i].many, f[i].one);
     }
 }
 END_TEST
 
 START_TEST(rows_per_item_backward)
 {
-    static const struct { size_t rows, cols; clnorm_dtype act; int affine, residual; } b[] = {
-        {33, 16, CLNORM_F32, AFF_WB, RES_SEPARATE},    /* fp32 short rows, with dweight/dbias */
-        {34, 16, CLNORM_F32, AFF_NONE, RES_NONE},      /* ... dx only */
-        {35, 4096, CLNORM_F32, AFF_GRADS, RES_NONE},   /* fp32 long rows: 4 per item */
-        {33, 64, CLNORM_BF16, AFF_GRADS, RES_INPLACE}, /* 16-bit short rows */
-        {37, 256, CLNORM_BF16, AFF_NONE, RES_SEPARATE},
+    static const struct { size_t rows, cols; clnorm_dtype dt; int affine, residual, layout; } b[] = {
+        {67, 16, CLNORM_F32, AFF_WB, RES_SEPARATE, LAY_DENSE},     /* fp32 short rows, dweight/dbias */
+        {66, 16, CLNORM_F32, AFF_NONE, RES_NONE, LAY_DENSE},       /* ... dx only */
+        {35, 4096, CLNORM_F32, AFF_GRADS, RES_NONE, LAY_DENSE},    /* fp32 long rows */
+        {35, 4099, CLNORM_F32, AFF_WB, RES_NONE, LAY_DENSE},       /* ... unaligned, tails */
+        {67, 64, CLNORM_BF16, AFF_GRADS, RES_INPLACE, LAY_PAD_ODD}, /* 16-bit short rows */
+        {37, 250, CLNORM_BF16, AFF_NONE, RES_SEPARATE, LAY_PAD_ODD},
     };
     for (size_t i = 0; i < sizeof b / sizeof *b; ++i) {
-        case_cfg c = case_basic(b[i].rows, b[i].cols, b[i].act, b[i].act, b[i].affine, LAY_DENSE, 0x1e60 + i);
+        case_cfg c = case_basic(b[i].rows, b[i].cols, b[i].dt, b[i].dt, b[i].affine, b[i].layout, 0x1e60 + i);
         c.residual = b[i].residual;
-        run_both(&c, 1);
+        run_both(&c, 1, BWD_MANY, BWD_ONE);
     }
 }
 END_TEST
@@ -260,10 +289,16 @@ static Suite *determinism_suite(void)
     tcase_add_test(tc, determinism_f16_257);
     tcase_add_test(tc, determinism_bf16_3001);
     suite_add_tcase(s, tc);
-    tc = tcase_create("rows_per_item");
-    tcase_add_test(tc, rows_per_item_forward);
-    tcase_add_test(tc, rows_per_item_backward);
-    suite_add_tcase(s, tc);
+    /* The CTest variants set CLNORM_DEVICE_CLASS / CLNORM_TUNE, which these tests replace with their
+     * own: there they would repeat the plain run exactly */
+    const char *cls = getenv("CLNORM_DEVICE_CLASS"), *tune = getenv("CLNORM_TUNE");
+    if ((!cls || !*cls) && (!tune || !*tune)) {
+        tc = tcase_create("rows_per_item");
+        tcase_set_timeout(tc, 300);
+        tcase_add_test(tc, rows_per_item_forward);
+        tcase_add_test(tc, rows_per_item_backward);
+        suite_add_tcase(s, tc);
+    }
     return s;
 }
 
