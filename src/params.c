@@ -102,8 +102,8 @@ static const clnorm_device_params table[] = {
      * load then waited on memory (session 21, Sapphire Rapids, 2^26 elements, fraction of the copy,
      * two alternations, one block -> 1024 bytes: forward fp32 16 0.76 / 0.74 -> 1.06 / 1.00, 64
      * 1.16 / 1.14 -> 1.52 / 1.44, bf16 16 0.30 / 0.27 -> 0.39 / 0.43; backward bf16 32 0.57 / 0.59
-     * -> 0.79 / 0.79, 16 0.44 / 0.45 -> 0.48 / 0.49; 4096 bytes no better at 16 and 64, and 3-9 %
-     * slower at bf16 256, where it is 3 blocks instead of 1). pf_l2_bytes: the forward's blocks of
+     * -> 0.79 / 0.79, 16 0.44 / 0.45 -> 0.48 / 0.49; 4096 bytes no better at 16 and 64, and the
+     * bf16 backward at 256 6-12 % slower, where it is 3 blocks instead of 1). pf_l2_bytes: the forward's blocks of
      * at least 4 KiB are prefetched into L2 only, where into L1 they pushed out the local row the
      * item was working on (bf16 at cols 1024, 2 rows per item: 4 KiB blocks, five alternations,
      * ms, L1 -> L2: 10.24 / 10.71 / 12.19 / 12.26 / 12.49 -> 9.39 / 9.82 / 9.92 / 10.01 / 10.06;
