@@ -68,6 +68,8 @@ typedef float8 sums_t;
 #else
 #error "RPI must be 1, 2 or 4"
 #endif
+/* the streaming regime with one item per row: its rows' means taken together (ROWS_HSUM) */
+#define ROWS_TOGETHER (NCACHE == 0 && NACC == 0 && TPR == 1)
 #if RPI > 1 && NCACHE == 0 && NACC > 0
 #error "RPI > 1 needs the register cache or the streaming regime (not NACC alone)"
 #endif
@@ -547,14 +549,13 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             (void)ab;
 #endif
         }
-#if TPR == 1
+#if ROWS_TOGETHER
         /* one item per row: the RPI rows' means of g and g * x-hat at once (ROWS_HSUM: the same
          * bits as row by row, whose scalar sums and divisions were most of a short row's time) */
         (void)red;
         (void)sv;
         ROWS_ST((ROWS_HSUM(sg) + ROWS_LD(tg)) / (float)cols, av);
         ROWS_ST((ROWS_HSUM(sgx) + ROWS_LD(tgx)) / (float)cols, cv);
-#define BWD_MEANS_DONE
 #else
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
@@ -563,7 +564,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         }
 #endif
 #endif
-#ifndef BWD_MEANS_DONE
+#if !ROWS_TOGETHER
         SUMS_STORE(ROW_SUMS(SUMS_LOAD(0, sv), red), 0, sv);
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {

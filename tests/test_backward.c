@@ -23,16 +23,9 @@ END_TEST
 START_TEST(backward_residual)
 {
     int mode = _i % RES_COUNT, dt = _i / RES_COUNT;
-    case_cfg c = { 0 };
-    c.rows = 33;
-    c.cols = dt % 2 ? 1000 : 771;
-    c.act = dtcfg_act(dt);
-    c.par = dtcfg_par(dt);
-    c.affine = AFF_WB;
+    case_cfg c = case_basic(33, dt % 2 ? 1000 : 771, dtcfg_act(dt), dtcfg_par(dt), AFF_WB,
+                            dt % 2 ? LAY_PAD_ALIGNED : LAY_PAD_ODD, 0x7e50u + (uint64_t)_i);
     c.residual = mode;
-    c.layout = dt % 2 ? LAY_PAD_ALIGNED : LAY_PAD_ODD;
-    c.eps = 1e-5f;
-    c.seed = 0x7e50u + (uint64_t)_i;
     run_backward_case(test_context(), &c);
 }
 END_TEST
@@ -46,16 +39,10 @@ START_TEST(backward_short_rows)
 {
     static const size_t cols[] = { 16, 15, 256, 250 };
     const int dt = _i % DT_COUNT, mode = (_i / DT_COUNT) % RES_COUNT, v = (_i + _i / DT_COUNT) % 4;
-    case_cfg c = { 0 };
-    c.rows = 33;
-    c.cols = dt == DT_F32 ? cols[v % 2] : cols[v];
-    c.act = dtcfg_act(dt);
-    c.par = dtcfg_par(dt);
-    c.affine = (v + mode) % 2 ? AFF_NONE : AFF_WB;
+    case_cfg c = case_basic(33, dt == DT_F32 ? cols[v % 2] : cols[v], dtcfg_act(dt), dtcfg_par(dt),
+                            (v + mode) % 2 ? AFF_NONE : AFF_WB, v % 2 ? LAY_PAD_ODD : LAY_DENSE,
+                            0x5407u + (uint64_t)_i);
     c.residual = mode;
-    c.layout = v % 2 ? LAY_PAD_ODD : LAY_DENSE;
-    c.eps = 1e-5f;
-    c.seed = 0x5407u + (uint64_t)_i;
     run_backward_case(test_context(), &c);
 }
 END_TEST
