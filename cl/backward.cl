@@ -76,19 +76,22 @@ typedef float8 sums_t;
 #if defined(UNALIGNED) && (NACC != 0 || defined(COLSWEEP))
 #error "UNALIGNED is for the streaming regime (its tail is summed apart)"
 #endif
+#if defined(PHASE) && (defined(COLSWEEP) || defined(LOCAL_ROW))
+#error "PHASE is for the register-cache regime"
+#endif
 /* what the register cache holds per vector: x and dy as stored, or x-hat and g in fp32 */
 #ifdef CACHE_RAW
 #define CX_T RAWV(T_X)
 #define CD_T RAWV(T_DY)
-#define CX_LD(p, i) LDR(T_X, p, i)
-#define CD_LD(p, i) LDR(T_DY, p, i)
+#define CX_LD(p, k) PLDR(T_X, p, k)
+#define CD_LD(p, k) PLDR(T_DY, p, k)
 #define CX_CV(v) CVR(T_X, v)
 #define CD_CV(v) CVR(T_DY, v)
 #else
 #define CX_T floatv
 #define CD_T floatv
-#define CX_LD(p, i) LDV(T_X, p, i)
-#define CD_LD(p, i) LDV(T_DY, p, i)
+#define CX_LD(p, k) PLDV(T_X, p, k)
+#define CD_LD(p, k) PLDV(T_DY, p, k)
 #define CX_CV(v) (v)
 #define CD_CV(v) (v)
 #endif
@@ -245,7 +248,15 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
     const ulong slot = lid / TPR;
+    PHASE_SETUP()
+#ifdef PHASE
+    /* the vectors of a row's frame (common.cl) */
+    const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
+    /* whether the weight's phase is the rows' (its vectors are then aligned too) */
+    const bool w_al = (w_off + VEC - ph_h) % VEC == 0;
+#else
     const long nv = (long)(cols / VEC);
+#endif
 #ifdef COLSWEEP
     const ulong cs_g = get_group_id(0), cs_ng = get_num_groups(0);
     const long cs_k = (long)(cs_g * (ulong)nv / cs_ng) + (long)(lid % COLSWEEP);
@@ -305,9 +316,10 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #endif
 #endif
 
-    const ulong nblocks = (rows + RPW * RPI - 1) / (RPW * RPI);
+    /* (PHASE: blocks of this group's phase class, common.cl) */
+    const ulong nblocks = (PH_ROWS(rows) + RPW * RPI - 1) / (RPW * RPI);
     /* The trip count depends on the work-group only, so every item reaches the same barriers. */
-    const ulong blk_end = blocks_end(nblocks);
+    const ulong blk_end = PH_BLOCKS_END(nblocks);
     float mu[RPI], rs[RPI];
 #if NCACHE > 0
     /* Loads the rows of the block whose first row is R0 into X, D (and Q: the residual gradient)
@@ -317,14 +329,14 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
      * read for the block's own rows only. */
 #ifdef DR_EARLY
 #define LOAD_DR(Q, R0, i, j, r, k)                                                               \
-    if ((R0) + (i) < rows && (flags & BWD_DRES))                                                 \
-        Q[i][j] = LDR(T_DR, dr + dr_off + (r) * dr_ld, (k) * VEC);
+    if (PH_ROW((R0) + (i)) < rows && (flags & BWD_DRES))                                         \
+        Q[i][j] = PLDR(T_DR, dr + dr_off + (r) * dr_ld, k);
 #else
 #define LOAD_DR(Q, R0, i, j, r, k)
 #endif
 #define LOAD_BLOCK(R0, X, D, Q, M, S)                                                            \
     _Pragma("unroll") for (int i = 0; i < RPI; ++i) {                                            \
-        const ulong r = (R0) + i < rows ? (R0) + i : 0;                                          \
+        const ulong r = PH_ROW((R0) + i) < rows ? PH_ROW((R0) + i) : PH_ROW(0);                  \
         const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;                                  \
         const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;                             \
         M[i] = mean[mean_off + r];                                                               \
@@ -332,8 +344,8 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                     \
             const long k = lane + (long)j * TPR;                                                 \
             if (k < nv) {                                                                        \
-                X[i][j] = CX_LD(xr, k * VEC);                                                    \
-                D[i][j] = CD_LD(dyr, k * VEC);                                                   \
+                X[i][j] = CX_LD(xr, k);                                                          \
+                D[i][j] = CD_LD(dyr, k);                                                         \
                 LOAD_DR(Q, R0, i, j, r, k)                                                        \
             }                                                                                    \
         }                                                                                        \
@@ -349,7 +361,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #endif
     float mun[RPI], rsn[RPI];
     {
-        const ulong b0 = blocks_first(nblocks);
+        const ulong b0 = PH_BLOCKS_FIRST(nblocks);
         const ulong nr0 = b0 < blk_end ? (b0 * RPW + slot) * RPI : rows;
         LOAD_BLOCK(nr0, xn, dn, rn, mun, rsn)
     }
@@ -359,7 +371,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     /* the rows dx's pass prefetches: pf_ahead rows ahead (whole blocks), at least PF_BYTES of x */
     const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPW * RPI;
 #endif
-    for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
+    for (ulong blk = PH_BLOCKS_FIRST(nblocks); blk < blk_end; blk += PH_BLOCKS_STEP()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
 #ifdef NV_PREFETCH
@@ -388,7 +400,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             }
         }
         {
-            const ulong nb = blk + blocks_step();
+            const ulong nb = blk + PH_BLOCKS_STEP();
             const ulong nr0 = nb < blk_end ? (nb * RPW + slot) * RPI : rows;
             LOAD_BLOCK(nr0, xn, dn, rn, mun, rsn)
         }
@@ -403,16 +415,17 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         for (int j = 0; j < NCACHE; ++j) {
             const long k = lane + (long)j * TPR;
             if (k < nv) {
-                const floatv wv = has_w ? LDV(T_W, wr, k * VEC) : (floatv)1.0f;
+                const floatv wv = has_w ? PWV(T_W, wr, w_al, k) : (floatv)1.0f;
 #pragma unroll
                 for (int i = 0; i < RPI; ++i) {
                     const floatv d = CD_CV(dc[i][j]);
-                    const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
-                    const floatv g = has_w ? d * wv : d;
+                    /* (PHASE: outside the row, lanes are 0 in x-hat and g) */
+                    const floatv xhat = PH_KEEP(k, (CX_CV(xc[i][j]) - mu[i]) * rs[i]);
+                    const floatv g = PH_KEEP(k, has_w ? d * wv : d);
                     sg[i] += g;
                     sgx[i] += g * xhat;
 #if PARTIALS
-                    if (row0 + i < rows) {
+                    if (PH_ROW(row0 + i) < rows) {
                         ACC_ADD(j, d * xhat, d)
                     }
 #endif
@@ -575,7 +588,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
-            const ulong row = row0 + i;
+            const ulong row = PH_ROW(row0 + i);
             if (row >= rows)
                 continue;
             const float a = av[i], c = cv[i];
@@ -592,7 +605,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef CACHE_RAW
                     const floatv d = CD_CV(dc[i][j]);
                     const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
-                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                    const floatv g = has_w ? d * PWV(T_W, wr, w_al, k) : d;
 #else
                     const floatv xhat = xc[i][j], g = dc[i][j];
 #endif
@@ -601,9 +614,9 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef DR_EARLY
                         v += CVR(T_DR, rc[i][j]);
 #else
-                        v += LDV(T_DR, drr, k * VEC);
+                        v += PLDV(T_DR, drr, k);
 #endif
-                    STV(T_DX, dxr, k * VEC, v);
+                    PSTV(T_DX, dxr, k, v)
                 }
             }
 #elif NACC > 0 && defined(DXB)
@@ -726,8 +739,14 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             for (int j = 0; j < NACC; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
+#ifdef PHASE
+                    /* (partial rows are cols floats apart: element by element) */
+                    ph_part_st(p0w, k, ph_h, (long)cols, ACC_W(j), s != 0);
+                    ph_part_st(p0b, k, ph_h, (long)cols, ACC_B(j), s != 0);
+#else
                     STW(p0w, k * VEC, s == 0 ? ACC_W(j) : LDW(p0w, k * VEC) + ACC_W(j));
                     STW(p0b, k * VEC, s == 0 ? ACC_B(j) : LDW(p0b, k * VEC) + ACC_B(j));
+#endif
                 }
             }
 #else

@@ -409,6 +409,138 @@ inline void stv_f16(__global half *p, long i, floatv v)
 #define LDW(p, i) ldw(p, i)
 #define STW(p, i, v) stw(p, i, v)
 
+/* ---- row phases (PHASE, host-chosen: GPUs, register-cache shapes) ---------------------------
+ * Where cols, an offset or a row stride is not a multiple of VEC, vectors aligned for one row are
+ * not for the next, and without PHASE the host narrows VEC to what divides them all (cols 1023:
+ * one element, a 2-byte access per item for bf16, 0.16 of the copy in the H200's backward). With
+ * PHASE the host has checked that every row tensor (x, y; x, dy, dx, dres) has the same offset and
+ * row stride modulo VEC, so row r's first element has the same position in its VEC-aligned vector
+ * (its phase h) in all of them. Rows are then taken in phase classes: rows of one class are P =
+ * VEC / gcd(VEC, ld) apart and share h, and work-group g takes class g % P only (the host makes
+ * the grid a multiple of P), so each item's columns are the same in every row it takes and the
+ * dweight/dbias sums stay per column in registers. Each row is read as aligned vectors over its
+ * "frame", the row's elements with the h before them and up to the next multiple of VEC after
+ * them: vector k holds columns k*VEC - h .. k*VEC - h + VEC - 1. Vectors wholly inside the row
+ * (all but the first and the last) are plain aligned accesses; the first and the last go element
+ * by element over their columns inside the row (loads give 0 outside it, stores leave it alone),
+ * and PH_KEEP zeroes their outside lanes in every sum. The weight and bias, whose phase is their
+ * own, are read element by element unless they happen to share the row's. */
+#ifdef PHASE
+#if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
+#error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
+#endif
+/* the distance in rows between rows of one phase class, for row stride ld (elements) */
+inline ulong phase_period(ulong ld)
+{
+    const ulong low = ld & (~ld + 1);
+    return low == 0 || low >= VEC ? 1 : VEC / low;
+}
+/* whether frame vector k lies wholly inside the row (columns 0 .. n-1, phase h) */
+#define PH_FULL(k) ((k) * VEC >= ph_h && ((k) + 1) * VEC <= (long)cols + ph_h)
+#define DEFINE_PH_ACCESS(t)                                                                             \
+    inline floatv CAT(ph_ldv_, t)(const __global STORAGE(t) *row, long k, long h, long n)                \
+    {                                                                                                   \
+        float a[VEC];                                                                                   \
+        _Pragma("unroll") for (int l = 0; l < VEC; ++l) {                                               \
+            const long c = k * VEC + l - h;                                                             \
+            a[l] = c >= 0 && c < n ? LD1(t, row, c) : 0.0f;                                             \
+        }                                                                                               \
+        return CAT(vload, VEC)(0, a);                                                                   \
+    }                                                                                                   \
+    inline void CAT(ph_stv_, t)(__global STORAGE(t) *row, long k, long h, long n, floatv v)             \
+    {                                                                                                   \
+        float a[VEC];                                                                                   \
+        CAT(vstore, VEC)(v, 0, a);                                                                      \
+        _Pragma("unroll") for (int l = 0; l < VEC; ++l) {                                               \
+            const long c = k * VEC + l - h;                                                             \
+            if (c >= 0 && c < n)                                                                        \
+                ST1(t, row, c, a[l]);                                                                   \
+        }                                                                                               \
+    }
+DEFINE_PH_ACCESS(f32)
+DEFINE_PH_ACCESS(bf16)
+DEFINE_PH_ACCESS(f16)
+/* the raw form (CACHE_RAW) of a partial vector: 16-bit elements as stored, 0 outside the row */
+inline uinth ph_ldr16(const __global ushort *row, long k, long h, long n)
+{
+    ushort a[VEC];
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+        const long c = k * VEC + l - h;
+        a[l] = c >= 0 && c < n ? row[c] : (ushort)0;
+    }
+    return as_uinth(CAT(vload, VEC)(0, a));
+}
+#define ph_ldr_f32 ph_ldv_f32
+inline uinth ph_ldr_bf16(const __global ushort *row, long k, long h, long n) { return ph_ldr16(row, k, h, n); }
+inline uinth ph_ldr_f16(const __global half *row, long k, long h, long n)
+{
+    return ph_ldr16((const __global ushort *)row, k, h, n);
+}
+/* v with its lanes outside the row (columns < 0 or >= n) set to 0 */
+inline floatv ph_zero_outside(floatv v, long k, long h, long n)
+{
+    float a[VEC];
+    CAT(vstore, VEC)(v, 0, a);
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+        const long c = k * VEC + l - h;
+        if (c < 0 || c >= n)
+            a[l] = 0.0f;
+    }
+    return CAT(vload, VEC)(0, a);
+}
+/* a vector of a dweight/dbias partial row (fp32, columns of vector k) stored, or added to what the
+ * row holds (add), element by element: partial rows are cols floats apart */
+inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bool add)
+{
+    float a[VEC];
+    CAT(vstore, VEC)(v, 0, a);
+#pragma unroll
+    for (int l = 0; l < VEC; ++l) {
+        const long c = k * VEC + l - h;
+        if (c >= 0 && c < n)
+            row[c] = add ? row[c] + a[l] : a[l];
+    }
+}
+/* row tensors: vector k of the frame of the row starting at row (element access) */
+#define PLDV(t, row, k) (PH_FULL(k) ? LDV(t, row, (k) * VEC - ph_h) : CAT(ph_ldv_, t)(row, k, ph_h, (long)cols))
+#define PLDR(t, row, k) (PH_FULL(k) ? LDR(t, row, (k) * VEC - ph_h) : CAT(ph_ldr_, t)(row, k, ph_h, (long)cols))
+#define PSTV(t, row, k, v)                                                                              \
+    {                                                                                                   \
+        if (PH_FULL(k))                                                                                 \
+            STV(t, row, (k) * VEC - ph_h, v);                                                           \
+        else                                                                                            \
+            CAT(ph_stv_, t)(row, k, ph_h, (long)cols, v);                                               \
+    }
+/* the weight or bias (wb: its first column) at the columns of frame vector k: aligned where its
+ * phase is the row's (ph_wal) */
+#define PWV(t, wb, al, k) ((al) && PH_FULL(k) ? LDV(t, wb, (k) * VEC - ph_h) : CAT(ph_ldv_, t)(wb, k, ph_h, (long)cols))
+#define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
+/* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class) */
+#define PH_ROW(i) (ph_c + ph_p * (i))
+#define PH_ROWS(n) (((n) + ph_p - 1) / ph_p)
+#define PH_BLOCKS_FIRST(n) (get_group_id(0) / ph_p)
+#define PH_BLOCKS_END(n) (n)
+#define PH_BLOCKS_STEP() (get_num_groups(0) / ph_p)
+/* the kernel's phase variables, from x's offset and row stride (x_off, x_ld) */
+#define PHASE_SETUP()                                                                                   \
+    const ulong ph_p = phase_period(x_ld), ph_c = get_group_id(0) % ph_p;                               \
+    const long ph_h = (long)((x_off + ph_c * x_ld) % VEC);
+#else
+#define PLDV(t, row, k) LDV(t, row, (k) * VEC)
+#define PLDR(t, row, k) LDR(t, row, (k) * VEC)
+#define PSTV(t, row, k, v) STV(t, row, (k) * VEC, v);
+#define PWV(t, wb, al, k) LDV(t, wb, (k) * VEC)
+#define PH_KEEP(k, v) (v)
+#define PH_ROW(i) (i)
+#define PH_ROWS(n) (n)
+#define PH_BLOCKS_FIRST(n) blocks_first(n)
+#define PH_BLOCKS_END(n) blocks_end(n)
+#define PH_BLOCKS_STEP() blocks_step()
+#define PHASE_SETUP()
+#endif
+
 /* ---- horizontal sum of a vector, in a fixed (pairwise) order -------------------------------- */
 inline float hsum2(float2 v) { return v.s0 + v.s1; }
 inline float hsum4(float4 v) { return hsum2(v.lo) + hsum2(v.hi); }

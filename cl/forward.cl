@@ -124,9 +124,17 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
-    const long nv = (long)(cols / VEC);
+    PHASE_SETUP()
     const __global STORAGE(T_W) *wr = w + w_off;
     const __global STORAGE(T_B) *br = b + b_off;
+#ifdef PHASE
+    /* the vectors of a row's frame (common.cl) */
+    const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
+    /* whether the weight's / bias's phase is the rows' (their vectors are then aligned too) */
+    const bool w_al = (w_off + VEC - ph_h) % VEC == 0, b_al = (b_off + VEC - ph_h) % VEC == 0;
+#else
+    const long nv = (long)(cols / VEC);
+#endif
 #if NCACHE > 0
 #ifdef CACHE_RAW
     /* 16-bit x kept as stored (half the registers), converted where used: more rows per compute
@@ -147,6 +155,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #endif
 #if defined(UNALIGNED) && (defined(PIPE) || defined(FWD_CHAN))
 #error "UNALIGNED is for the streaming shape (its tail is summed apart)"
+#endif
+#if defined(PHASE) && (defined(PIPE) || defined(FWD_CHAN) || defined(LOCAL_ROW))
+#error "PHASE is for the forward's register cache, not pipelined"
 #endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
@@ -332,11 +343,12 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #endif
 /* x - shift of vector k (the streaming path reads the row three times, the later reads from cache) */
 #define XS(k) (LDV(T_X, xr, (k) * VEC) - shift)
-    const ulong nblocks = (rows + RPW - 1) / RPW;
+    /* (PHASE: blocks of this group's phase class, common.cl) */
+    const ulong nblocks = (PH_ROWS(rows) + RPW - 1) / RPW;
     /* Usually one block per work-group; the host caps the grid for huge row counts, and on CPUs
      * may make it persistent (a few groups, each taking one contiguous range of row blocks). The
      * trip count depends on the work-group only, so every item reaches the same barriers. */
-    const ulong blk_end = blocks_end(nblocks);
+    const ulong blk_end = PH_BLOCKS_END(nblocks);
 #ifdef PIPE
     /* Software pipeline (persistent grids): each item issues the loads of its next row block
      * before this block's two reductions (with their barriers) and its stores, so the memory
@@ -359,8 +371,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
     }
 #endif
-    for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
-        const ulong row = blk * RPW + lid / TPR;
+    for (ulong blk = PH_BLOCKS_FIRST(nblocks); blk < blk_end; blk += PH_BLOCKS_STEP()) {
+        const ulong row = PH_ROW(blk * RPW + lid / TPR);
         const bool valid = row < rows;
 #ifdef FWD_CHAN
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
@@ -429,7 +441,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                     acc += XC(j);
         }
 #else
-        const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
+        const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : PH_ROW(0)) * x_ld;
         const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
 
         floatv acc = 0.0f;
@@ -440,11 +452,11 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 const long k = lane + (long)j * TPR;
 #ifdef CACHE_RAW
                 /* past the row's end: the row's first vector again, masked out of the sums */
-                xc[j] = LDR(T_X, xr, (k < nv ? k : 0) * VEC);
+                xc[j] = PLDR(T_X, xr, (k < nv ? k : 0));
                 if (k < nv)
-                    acc += XC(j);
+                    acc += PH_KEEP(k, XC(j));
 #else
-                xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
+                xc[j] = k < nv ? PH_KEEP(k, PLDV(T_X, xr, k) - shift) : (floatv)0.0f;
                 acc += xc[j];
 #endif
             }
@@ -482,7 +494,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 const long k = lane + (long)j * TPR;
                 const floatv d = XC(j) - dmean;
                 if (k < nv)
-                    acc += d * d;
+                    acc += PH_KEEP(k, d * d);
             }
 #else
             {
@@ -526,10 +538,10 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 if (k < nv) {
                     floatv v = (XC(j) - dmean) * rs;
                     if (flags & FWD_WEIGHT)
-                        v *= LDV(T_W, wr, k * VEC);
+                        v *= PWV(T_W, wr, w_al, k);
                     if (flags & FWD_BIAS)
-                        v += LDV(T_B, br, k * VEC);
-                    STV(T_Y, yr, k * VEC, v);
+                        v += PWV(T_B, br, b_al, k);
+                    PSTV(T_Y, yr, k, v)
                 }
             }
 #else

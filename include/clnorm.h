@@ -50,7 +50,8 @@
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
  *     `perm`), `packed` (each kernel's scalars in one vector argument instead of one argument
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
- *     NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     NVIDIA row's 1), `phase` (GPUs: row phases, see `row_phase` in #clnorm_launch_info, 0 or 1;
+ *     the NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never; not with
  *     unaligned vectors), `pf_bytes` (kernels with a local row, CPU devices; the forward's prefetches on PoCL
  *     x86 hosts only: the rows an item takes next are prefetched at least this many bytes of x
@@ -527,14 +528,14 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
                                          every offset and every row stride, within the table's
                                          vector bytes, 16 elements and the device's base-address
-                                         alignment; where `unaligned` is 1, the table's width
-                                         whatever cols, offsets and strides are */
+                                         alignment; where `unaligned` or `row_phase` is set, the
+                                         table's width whatever cols, offsets and strides are */
     unsigned items_per_row;         /**< work-items sharing one row */
     unsigned rows_per_group;        /**< row slots of one work-group (it handles rows_per_group *
                                          rows_per_item rows at once) */
@@ -636,6 +637,18 @@ typedef struct clnorm_launch_info {
                                          key `unaligned_bytes`: one item per row, the row streamed);
                                          0: every vector access is aligned, vector_width narrowed
                                          to what divides them (0.13 appended this field) */
+    unsigned row_phase;             /**< where cols (or, in a real call, an offset or a row
+                                         stride) is not a multiple of the table's vector width but
+                                         every row tensor has x's offset and row stride modulo it
+                                         (GPUs, register-cache shapes, table key `phase`): the
+                                         kernel keeps that width and takes the rows in phase
+                                         classes, rows this many apart (1 where all rows share
+                                         one), each work-group one class, the grid a multiple of
+                                         it; each row is read as aligned vectors from the one
+                                         holding its first element, its first and last vector
+                                         element by element, the weight and bias element by
+                                         element where their alignment is not the rows'. 0: off
+                                         (0.15 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx
@@ -644,7 +657,9 @@ typedef struct clnorm_launch_info {
  * the widest element among the tensors of the call: for a mix (e.g. bf16 activations with fp32
  * weight) pass the widest type (CLNORM_F32). Offsets and strides that are not multiples of the
  * vector width give a narrower vector in a real call (on CPU devices, where that would be under
- * `unaligned_bytes`, the same width unaligned instead: see `unaligned`). The backward's dweight/dbias reduction (a
+ * `unaligned_bytes`, the same width unaligned instead: see `unaligned`; on GPUs, where the row
+ * tensors share their offsets and strides modulo the width, the same width in row phases: see
+ * `row_phase`). The backward's dweight/dbias reduction (a
  * separate kernel: 32 columns x the table's lanes per work-group) is not described.
  * @param ctx the context.
  * @param backward 0 for the forward; #CLNORM_PLAN_BACKWARD_DX (2) for the backward's dx kernel in a

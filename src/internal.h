@@ -217,6 +217,10 @@ typedef struct clnorm_device_params {
                                keep the table's width instead, with unaligned vector accesses and
                                the row's last cols % width elements one at a time (UNALIGNED);
                                0: never */
+    bool row_phase;         /* GPUs, register-cache shapes: where alignment would narrow the
+                               vectors but every row tensor has the same offset and row stride
+                               modulo the table's width, keep the width and take the rows in
+                               phase classes (PHASE, common.cl); tunable as `phase` */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in
@@ -286,6 +290,8 @@ typedef struct clnorm_launch {
     unsigned chan;     /* forward: mean and variance from one read, chan vectors per chunk (FWD_CHAN; 0: off) */
     unsigned colsweep; /* backward with dweight/dbias summed by columns (COLSWEEP): column lanes
                           per group (0: per-group partial rows) */
+    unsigned phase;    /* PHASE: the rows of one phase class are this many apart (the grid is a
+                          multiple of it); 0: off */
     size_t groups;
 } clnorm_launch;
 
@@ -295,9 +301,13 @@ typedef struct clnorm_launch {
 
 /* partials: the backward call computes dweight or dbias; dres: it adds a residual gradient.
  * align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
- * max_elem: the widest element size (bytes) among those tensors. */
+ * max_elem: the widest element size (bytes) among those tensors. phase_or: bitwise OR of how each
+ * row tensor's offset and row stride differ (XOR) from x's (0 where they are all x's), and x_ld:
+ * x's row stride (elements); they say whether row phases (PHASE) may keep the vectors wide. */
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool dres, size_t rows, size_t cols,
-                           size_t align_or, size_t max_elem);
+                           size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld);
+/* Rounds a forward grid capped at cap groups down to a multiple of L's phase period. */
+size_t clnorm__phase_groups(const clnorm_launch *L, size_t cap);
 /* The length of the kernels' local-memory rows (LOCAL_ROW): cols, rounded up to whole vectors
  * where the plan's vectors are unaligned (common.cl, LCOLS). */
 size_t clnorm__local_cols(const clnorm_launch *L, size_t cols);

@@ -129,8 +129,8 @@ static size_t max4(size_t a, size_t b, size_t c, size_t d)
  * table row asks for it, for calls with 16-bit tensors and vector access. */
 static bool lane_perm(const clnorm_context *ctx, const clnorm_launch *L, const clnorm_view *const *v, size_t n)
 {
-    /* (not with unaligned vectors: their rows' tails are in natural order) */
-    if (!ctx->params->lane_perm || L->vec < 2 || L->unaligned)
+    /* (not with unaligned vectors or row phases: their rows' partial vectors are in natural order) */
+    if (!ctx->params->lane_perm || L->vec < 2 || L->unaligned || L->phase)
         return false;
     for (size_t i = 0; i < n; ++i)
         if (v[i]->present && clnorm__dtype_size(v[i]->dtype) == 2)
@@ -193,9 +193,9 @@ static bool shape_options(const clnorm_context *ctx, char *buf, size_t n, const 
     char pf[32] = "";
     if (L->local_row && (size_t)snprintf(pf, sizeof pf, " -DPF_BYTES=%u", ctx->params->pf_bytes) >= sizeof pf)
         return false;
-    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s%s",
+    return (size_t)snprintf(buf, n, "-cl-std=CL1.2%s -DVEC=%u -DTPR=%u -DRPW=%u -DNCACHE=%u -DNACC=%u -DRPI=%u%s%s%s%s%s%s%s%s%s%s",
              ctx->params->packed_args ? " -DPACKED_ARGS" : "", L->vec, L->tpr, L->rpw, L->ncache, L->nacc, L->rpi, pf,
-             L->unaligned ? " -DUNALIGNED" : "", L->raw ? " -DCACHE_RAW" : "",
+             L->unaligned ? " -DUNALIGNED" : "", L->phase ? " -DPHASE" : "", L->raw ? " -DCACHE_RAW" : "",
              ctx->params->nv_shfl ? " -DNV_SHFL" : "", L->bfly ? " -DROW_SUM_BFLY" : "", cvt ? " -DNV_CVT" : "", perm ? " -DLANE_PERM" : "",
              zext ? " -DBF16_ZEXT" : "", x86 ? " -DX86_BF16" : "") < n;
 }
@@ -207,7 +207,8 @@ static uint32_t dtype_code(const clnorm_view *v) { return v->present ? (uint32_t
 enum {
     KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
     KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
-    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_BFLY = 1u << 13, KEY_UNALIGNED = 1u << 14
+    KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_BFLY = 1u << 13, KEY_UNALIGNED = 1u << 14,
+    KEY_PHASE = 1u << 15
 };
 static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
 {
@@ -221,7 +222,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
     k->v[6] = L->rpi;
     k->v[7] = (L->raw ? KEY_RAW : 0) | (L->pipe ? KEY_PIPE : 0) | (L->persistent ? KEY_PERSISTENT : 0) |
               (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) | (L->bfly ? KEY_BFLY : 0) |
-              (L->unaligned ? KEY_UNALIGNED : 0) | (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
+              (L->unaligned ? KEY_UNALIGNED : 0) | (L->phase ? KEY_PHASE : 0) | (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
     k->v[9] = L->acc_local;
     k->v[15] = L->colsweep | (uint32_t)L->chan << 16; /* (the backward's and the forward's: never both) */
@@ -337,9 +338,11 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
 
     const size_t align_or = cols | vx.offset | vx.stride | vy.offset | vy.stride | (vw.present ? vw.offset : 0) |
                             (vb.present ? vb.offset : 0);
-    clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or, max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)));
-    if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
-        L.groups = CLNORM_FORWARD_MAX_GROUPS;
+    /* (row phases: y's offset and stride against x's) */
+    const size_t phase_or = (vy.offset ^ vx.offset) | (vy.stride ^ vx.stride);
+    clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or,
+                                   max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)), phase_or, vx.stride);
+    L.groups = clnorm__phase_groups(&L, CLNORM_FORWARD_MAX_GROUPS);
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
     const bool perm = lane_perm(ctx, &L, fwd_views, 4);
     const fwd_options_arg oa = {&L, perm, x86_bf16(ctx, &L, fwd_views, 4), bf16_inputs_only(ctx, perm, fwd_views, 4),
@@ -570,7 +573,11 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
     const size_t align_or = cols | vdy.offset | vdy.stride | vx.offset | vx.stride | vdx.offset | vdx.stride |
                             (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
-    const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me);
+    /* (row phases: every row tensor's offset and stride against x's) */
+    const size_t phase_or = (vdy.offset ^ vx.offset) | (vdy.stride ^ vx.stride) | (vdx.offset ^ vx.offset) |
+                            (vdx.stride ^ vx.stride) |
+                            (vdr.present ? (vdr.offset ^ vx.offset) | (vdr.stride ^ vx.stride) : 0);
+    const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me, phase_or, vx.stride);
     const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const bwd_options_arg oa = {&L, lane_perm(ctx, &L, bwd_views, 5), x86_bf16(ctx, &L, bwd_views, 5), partials,
                                 vdr.present, nt_option(ctx, &L, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};

@@ -53,7 +53,7 @@ static const clnorm_device_params table[] = {
     /* NVIDIA GPUs: the H200's figures above */
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
-     .packed_args = true,
+     .packed_args = true, .row_phase = true,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
@@ -270,7 +270,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         bool *flag = !strcmp(key, "shfl") ? &p->nv_shfl : !strcmp(key, "cvt") ? &p->nv_cvt
                      : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm
                      : !strcmp(key, "zext") ? &p->bf16_zext : !strcmp(key, "x86bf16") ? &p->x86_bf16
-                     : !strcmp(key, "packed") ? &p->packed_args : NULL;
+                     : !strcmp(key, "packed") ? &p->packed_args : !strcmp(key, "phase") ? &p->row_phase : NULL;
         if (flag) {
             if (v > 1)
                 return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s=%lu: expected 0 or 1", key, v);
@@ -935,8 +935,72 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     return L;
 }
 
+/* The distance in rows between rows of one phase class (common.cl's phase_period): vec / gcd(vec, ld). */
+static size_t phase_period(size_t vec, size_t ld)
+{
+    const size_t low = ld & (~ld + 1);
+    return low == 0 || low >= vec ? 1 : vec / low;
+}
+
+/* Row phases (PHASE, common.cl; GPUs): where the alignment of cols, an offset or a row stride
+ * would narrow the vectors, but every row tensor has x's offset and row stride modulo the table's
+ * width, the plan of that width for rows of cols + width - 1 elements (a row's frame: its
+ * columns with the elements before them in their first vector and after them in their last),
+ * if that plan keeps the row in registers (the kernels' only PHASE regime), and the grid rounded
+ * to whole phase classes. Returns false (L untouched) where it does not apply. */
+static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
+                       size_t cols, size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld,
+                       clnorm_launch *out)
+{
+    /* (the table's GPU rows: CPU devices too under CLNORM_DEVICE_CLASS=gpu, as CI runs them) */
+    if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0)
+        return false;
+    const size_t narrow = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false).vec;
+    /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
+     * were aligned; phase_or's low bits still bound it) */
+    const size_t wide = plan_core(ctx, backward, partials, has_dres, rows, cols, ((size_t)1 << 30) | phase_or,
+                                  max_elem, false).vec;
+    if (wide <= narrow)
+        return false;
+    const size_t p = phase_period(wide, x_ld);
+    if (rows < p) /* every class has a row (rows past the end load their class's first row) */
+        return false;
+    const size_t nvf = (cols + 2 * wide - 2) / wide; /* the most vectors a row's frame has */
+    if (nvf > SIZE_MAX / wide)
+        return false;
+    clnorm_launch L = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
+                                (nvf * wide) | phase_or, max_elem, false);
+    if (L.vec != wide || !L.ncache || L.chan || L.colsweep || L.local_row || L.unaligned || (!backward && L.pipe))
+        return false;
+    L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
+    L.phase = (unsigned)p;
+    /* plan_core planned one class (rows / p rows, its blocks): a grid per class where that is
+     * one block a group (the forward's, or few rows); a persistent grid (the backward's) kept
+     * near its size, in whole classes, and within the backward workspace's cap */
+    const size_t blocks = ((rows + p - 1) / p + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
+    size_t g = L.groups >= blocks ? p * blocks : L.groups / p * p;
+    if (backward) {
+        const size_t cap = ctx->info.max_alloc && ctx->info.max_alloc < ctx->params->workspace_cap
+                               ? (size_t)ctx->info.max_alloc
+                               : ctx->params->workspace_cap,
+                     per_group = 2 * (size_t)L.rpw * cols * sizeof(float);
+        if (g > cap / per_group)
+            g = cap / per_group / p * p;
+    }
+    L.groups = g < p ? p : g;
+    *out = L;
+    return true;
+}
+
+size_t clnorm__phase_groups(const clnorm_launch *L, size_t cap)
+{
+    if (L->groups <= cap)
+        return L->groups;
+    return L->phase > 1 ? cap / L->phase * L->phase : cap;
+}
+
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows, size_t cols,
-                           size_t align_or, size_t max_elem)
+                           size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld)
 {
     const clnorm_op_params *op = &ctx->params->bwd;
     /* The column sweep (COLSWEEP): the dx-only call's layout, each group summing dweight/dbias for
@@ -989,6 +1053,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * cols 1000 (8 elements) fp32 forward 17.4 / 17.5 -> 25.2 / 25.3, bf16 13.4 / 11.2 -> 19.9 /
      * 19.4: 64-byte accesses that split cache lines, and no non-temporal stores, cost more than
      * 16-byte aligned ones, so 16 bytes is the bound. */
+    {
+        clnorm_launch L;
+        if (plan_phase(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, phase_or, x_ld, &L))
+            return L;
+    }
     if (ctx->params->unaligned_bytes && (ctx->info.type & CL_DEVICE_TYPE_CPU)) {
         const clnorm_launch L = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, true);
         if (!L.unaligned || (L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc && !L.pipe && !L.chan && !L.colsweep))

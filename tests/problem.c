@@ -31,7 +31,8 @@ const char *residual_name(int r)
 
 const char *layout_name(int l)
 {
-    static const char *names[] = { "dense", "dense+offsets", "padded-aligned", "padded-odd", "explicit-stride", "shared" };
+    static const char *names[] = { "dense", "dense+offsets", "padded-aligned", "padded-odd", "explicit-stride", "shared",
+                                   "row-phase" };
     return l >= 0 && l < LAY_COUNT ? names[l] : "?";
 }
 
@@ -65,6 +66,14 @@ static placement place_for(int layout, int k)
     case LAY_SHARED: /* mixes dense and padded, aligned and odd views inside one buffer */
         pl.gap = (size_t)k;
         pl.pad = (k % 2) ? (size_t)k : 0;
+        break;
+    case LAY_PHASE: /* (each tensor in its own buffer: the offset is the gap) */
+        if (k <= T_DX) {
+            pl.gap = 5 + 16 * (size_t)k;
+            pl.pad = 19;
+        } else {
+            pl.gap = (size_t)k;
+        }
         break;
     default:
         break;

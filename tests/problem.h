@@ -28,6 +28,8 @@ enum layout {
     LAY_PAD_ODD,      /* odd offsets, row_stride = cols + an odd pad, different per tensor */
     LAY_EXPLICIT,     /* row_stride == cols given explicitly, offsets multiples of 4 */
     LAY_SHARED,       /* disjoint views sharing buffers: activations / stats / parameters */
+    LAY_PHASE,        /* row tensors at offsets 5 + 16k, all with row_stride cols + 19 (one phase
+                         modulo any vector width: row phases, PHASE); vectors at offset k */
     LAY_COUNT
 };
 

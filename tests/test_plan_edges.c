@@ -4,11 +4,13 @@
  *  - row lengths where the plan changes shape: 5001 and 6000 elements (items per row a multiple
  *    of 32 but not a power of two, several vectors per item), 20000 (the forward grows past
  *    tpr_max to keep the row in its register cache), 1000 and 4096 for reference;
- *  - an odd row count (37), so row blocks and persistent groups do not divide evenly.
+ *  - an odd row count (37), so row blocks and persistent groups do not divide evenly;
+ *  - odd widths in row phases (row_phase, below).
  * Run with the CPU table row, with CLNORM_DEVICE_CLASS=gpu, and with the GPU row plus the CPU
  * modes forced on (CLNORM_TUNE=perm=1,contig=1: permuted lanes with register caches, several rows
  * per group and barriers) by CTest. */
 #include "harness.h"
+#include "case_table.h"
 #include "problem.h"
 
 #include <check.h>
@@ -50,6 +52,30 @@ START_TEST(bf16_plan_edges)
 }
 END_TEST
 
+/* Row phases (PHASE; the NVIDIA row, and the GPU row under CLNORM_TUNE=phase=1): odd widths
+ * whose vectors stay wide. Row tensors sharing one phase (LAY_PHASE: offsets 5 + 16k, row stride
+ * cols + 19, the weight and bias at other phases; LAY_DENSE: stride cols), every dtype
+ * configuration, 3 / 9 / 40 rows (3: fewer rows than a bf16 phase period, the narrowed plan),
+ * forward (in place too) and backward with each affine and residual-gradient option. */
+static const size_t phase_cols[] = {5, 37, 131, 1023, 2051};
+#define NPHASE (sizeof phase_cols / sizeof phase_cols[0])
+START_TEST(row_phase)
+{
+    static const size_t rows[] = {40, 9, 3};
+    const int dt = (_i / (int)NPHASE) % DT_COUNT;
+    case_cfg c = case_basic(rows[_i % 3], phase_cols[_i % NPHASE], dtcfg_act(dt), dtcfg_par(dt), _i % 4,
+                            (_i / (int)(NPHASE * DT_COUNT)) % 2 ? LAY_DENSE : LAY_PHASE, 0xaf00u + (uint64_t)_i);
+    c.stats = STATS_BOTH;
+    c.inplace = _i % 3 == 1;
+    run_forward_case(test_context(), &c);
+    c.affine = _i % AFF_COUNT;
+    c.residual = _i % RES_COUNT;
+    c.inplace = 0;
+    c.seed += 0x100u;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan_edges");
@@ -58,6 +84,10 @@ int main(void)
     tcase_add_loop_test(tc, forward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
     tcase_add_loop_test(tc, backward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
     tcase_add_loop_test(tc, bf16_plan_edges, 0, 3 * (int)NCOLS);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("row_phase");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, row_phase, 0, 2 * (int)(NPHASE * DT_COUNT));
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
