@@ -264,19 +264,23 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
              * rows per item, groups, and the pipelined / as-stored / local-sum flags */
             /* (r: read twice without sums in registers, the dx-only and column-sweep kernels; cs N:
              * dweight/dbias summed by columns, N column lanes; pf / pf2: the L2 prefetch one / two
-             * row blocks ahead; unal: unaligned vectors, the row's tail one element at a time) */
+             * row blocks ahead; unal: unaligned vectors, the row's tail one element at a time;
+             * ph N: row phases, classes N rows apart) */
             char cs[24] = "";
             if (p.column_sweep)
                 snprintf(cs, sizeof cs, " cs %u", p.column_sweep);
             else if (p.one_read_stats)
                 snprintf(cs, sizeof cs, " 1read %u", p.one_read_stats);
-            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s%s%s%s]\n",
+            char ph[16] = "";
+            if (p.row_phase)
+                snprintf(ph, sizeof ph, " ph %u", p.row_phase);
+            printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s%s%s%s%s]\n",
                    op_names[op], dname, rows, cols, c[i], t, frac, p.items_per_row,
                    p.register_cache ? p.register_cache : p.register_accumulators ? p.register_accumulators : p.reread_vectors,
                    p.register_cache ? "c" : p.register_accumulators ? "a" : p.reread_vectors ? "r" : "s", p.rows_per_group,
                    p.rows_per_item, p.work_groups, p.pipelined ? " pipe" : "", p.raw_cache ? " raw" : "",
                    p.local_accumulators ? " lacc" : "", cs, p.l2_prefetch == 1 ? " pf" : p.l2_prefetch ? " pf2" : "",
-                   p.unaligned ? " unal" : "");
+                   p.unaligned ? " unal" : "", ph);
             if (frac > best) {
                 best = frac;
                 bi = i;

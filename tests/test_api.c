@@ -308,8 +308,19 @@ START_TEST(launch_plans)
                     ck_assert_msg(st == CLNORM_SUCCESS, "plan op %d dtype %d cols %zu: %s", ops[o], (int)dtypes[d], cols,
                                   clnorm_context_last_error(ctx));
                     const unsigned v = L.vector_width;
-                    ck_assert_msg(v >= 1 && v <= 16 && (v & (v - 1)) == 0 && (cols % v == 0 || L.unaligned == 1),
-                                  "vector width %u, cols %zu, unaligned %u", v, cols, L.unaligned);
+                    ck_assert_msg(v >= 1 && v <= 16 && (v & (v - 1)) == 0 &&
+                                      (cols % v == 0 || L.unaligned == 1 || L.row_phase >= 1),
+                                  "vector width %u, cols %zu, unaligned %u, row phase %u", v, cols, L.unaligned,
+                                  L.row_phase);
+                    /* row phases: register caches only, holding a row's frame (cols + v - 1
+                     * elements at most), in whole phase classes (a period dividing v) */
+                    if (L.row_phase) {
+                        ck_assert(L.unaligned == 0 && L.register_cache > 0 && L.one_read_stats == 0 &&
+                                  L.column_sweep == 0 && v % L.row_phase == 0 && cols % v != 0);
+                        ck_assert((size_t)L.register_cache * L.items_per_row * v >= cols + v - 1);
+                        if (rows)
+                            ck_assert(rows >= L.row_phase && L.work_groups % L.row_phase == 0);
+                    }
                     /* unaligned vectors: the streaming one-item row only, where cols is no multiple
                      * of 16 bytes' elements */
                     ck_assert_uint_le(L.unaligned, 1);
@@ -1608,6 +1619,51 @@ START_TEST(plan_unaligned_rule)
 }
 END_TEST
 
+/* Row phases (table key phase; the NVIDIA row's): where cols would narrow the vectors, the GPU row
+ * keeps the table's width (16 bytes) in register-cache plans, rows of one phase class width /
+ * gcd(width, cols) apart (dense rows: the stride is cols), the grid in whole classes; not where
+ * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, not where
+ * the row streams, and never in the CPU row. */
+START_TEST(plan_row_phase_rule)
+{
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    clnorm_context *on = class_context_with_tune("gpu", "phase=1"), *off = class_context_with_tune("gpu", "phase=0"),
+                   *cpu = class_context_with_tune("cpu", "phase=1");
+    const struct {
+        size_t cols;
+        clnorm_dtype dt;
+        unsigned width, period, narrowed;
+    } c[] = {
+        {1023, CLNORM_F32, 4, 4, 1}, {1023, CLNORM_BF16, 8, 8, 1}, {1022, CLNORM_F32, 4, 2, 2},
+        {1022, CLNORM_BF16, 8, 4, 2}, {1020, CLNORM_F16, 8, 2, 4}, {37, CLNORM_F32, 4, 4, 1},
+        {1024, CLNORM_F32, 4, 0, 4}, {1000, CLNORM_BF16, 8, 0, 8},
+    };
+    const int ops[] = {0, 1, 1 | RES, DX, DX | RES};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
+            const clnorm_launch_info p = plan_of(on, ops[o], c[i].cols, c[i].dt), q = plan_of(off, ops[o], c[i].cols, c[i].dt);
+            ck_assert_msg(p.row_phase == c[i].period && p.vector_width == c[i].width,
+                          "cols %zu dtype %d op %d: row phase %u, width %u", c[i].cols, (int)c[i].dt, ops[o], p.row_phase,
+                          p.vector_width);
+            ck_assert(p.register_cache > 0 && p.unaligned == 0);
+            if (p.row_phase)
+                ck_assert_uint_eq(p.work_groups % p.row_phase, 0);
+            ck_assert(q.row_phase == 0 && q.vector_width == c[i].narrowed);
+            ck_assert_uint_eq(plan_of(cpu, ops[o], c[i].cols, c[i].dt).row_phase, 0);
+            /* fewer rows than a period: the narrowed plan */
+            if (c[i].period > 1)
+                ck_assert_uint_eq(plan_at(on, ops[o], c[i].period - 1, c[i].cols, c[i].dt).row_phase, 0);
+        }
+    }
+    /* the forward's row streams past the GPU row's register cache (512 items x 8 vectors): narrowed */
+    const clnorm_launch_info s = plan_of(on, 0, 65537, CLNORM_F32);
+    ck_assert(s.row_phase == 0 && s.vector_width == 1 && s.register_cache == 0);
+    clnorm_context_release(on);
+    clnorm_context_release(off);
+    clnorm_context_release(cpu);
+}
+END_TEST
+
 /* A kernel variant is looked up by its key, and its by-value arguments are set only when they
  * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
  * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
@@ -1675,6 +1731,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
+    tcase_add_test(tc, plan_row_phase_rule);
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
