@@ -437,39 +437,54 @@ inline ulong phase_period(ulong ld)
 }
 /* whether frame vector k lies wholly inside the row (columns 0 .. n-1, phase h) */
 #define PH_FULL(k) ((k) * VEC >= ph_h && ((k) + 1) * VEC <= (long)cols + ph_h)
+/* PH_EACH(M): M(lane, component) for each of a vector's lanes (no private arrays: those the
+ * NVIDIA compiler may keep in local memory) */
+#define PH_EACH2(M) M(0, s0) M(1, s1)
+#define PH_EACH4(M) PH_EACH2(M) M(2, s2) M(3, s3)
+#define PH_EACH8(M) PH_EACH4(M) M(4, s4) M(5, s5) M(6, s6) M(7, s7)
+#define PH_EACH16(M) PH_EACH8(M) M(8, s8) M(9, s9) M(10, sa) M(11, sb) M(12, sc) M(13, sd) M(14, se) M(15, sf)
+#define PH_EACH(M) CAT(PH_EACH, VEC)(M)
+/* lane l of frame vector k holds column c0 + l, c0 = k*VEC - h; inside the row: 0 <= c < n */
+#define PH_IN(l) (c0 + (l) >= 0 && c0 + (l) < n)
+#define PH_LD_LANE(l, s) if (PH_IN(l)) v.s = PH_LD1(row, c0 + (l));
+#define PH_ST_LANE(l, s) if (PH_IN(l)) PH_ST1(row, c0 + (l), v.s);
 #define DEFINE_PH_ACCESS(t)                                                                             \
     inline floatv CAT(ph_ldv_, t)(const __global STORAGE(t) *row, long k, long h, long n)                \
     {                                                                                                   \
-        float a[VEC];                                                                                   \
-        _Pragma("unroll") for (int l = 0; l < VEC; ++l) {                                               \
-            const long c = k * VEC + l - h;                                                             \
-            a[l] = c >= 0 && c < n ? LD1(t, row, c) : 0.0f;                                             \
-        }                                                                                               \
-        return CAT(vload, VEC)(0, a);                                                                   \
+        const long c0 = k * VEC - h;                                                                    \
+        floatv v = 0.0f;                                                                                \
+        PH_EACH(PH_LD_LANE)                                                                             \
+        return v;                                                                                       \
     }                                                                                                   \
     inline void CAT(ph_stv_, t)(__global STORAGE(t) *row, long k, long h, long n, floatv v)             \
     {                                                                                                   \
-        float a[VEC];                                                                                   \
-        CAT(vstore, VEC)(v, 0, a);                                                                      \
-        _Pragma("unroll") for (int l = 0; l < VEC; ++l) {                                               \
-            const long c = k * VEC + l - h;                                                             \
-            if (c >= 0 && c < n)                                                                        \
-                ST1(t, row, c, a[l]);                                                                   \
-        }                                                                                               \
+        const long c0 = k * VEC - h;                                                                    \
+        PH_EACH(PH_ST_LANE)                                                                             \
     }
+#define PH_LD1(p, i) ld1_f32(p, i)
+#define PH_ST1(p, i, x) st1_f32(p, i, x)
 DEFINE_PH_ACCESS(f32)
+#undef PH_LD1
+#undef PH_ST1
+#define PH_LD1(p, i) ld1_bf16(p, i)
+#define PH_ST1(p, i, x) st1_bf16(p, i, x)
 DEFINE_PH_ACCESS(bf16)
+#undef PH_LD1
+#undef PH_ST1
+#define PH_LD1(p, i) ld1_f16(p, i)
+#define PH_ST1(p, i, x) st1_f16(p, i, x)
 DEFINE_PH_ACCESS(f16)
+#undef PH_LD1
+#undef PH_ST1
 /* the raw form (CACHE_RAW) of a partial vector: 16-bit elements as stored, 0 outside the row */
 inline uinth ph_ldr16(const __global ushort *row, long k, long h, long n)
 {
-    ushort a[VEC];
-#pragma unroll
-    for (int l = 0; l < VEC; ++l) {
-        const long c = k * VEC + l - h;
-        a[l] = c >= 0 && c < n ? row[c] : (ushort)0;
-    }
-    return as_uinth(CAT(vload, VEC)(0, a));
+    const long c0 = k * VEC - h;
+    CAT(ushort, VN) v = (ushort)0;
+#define PH_LD1(p, i) (p)[i]
+    PH_EACH(PH_LD_LANE)
+#undef PH_LD1
+    return as_uinth(v);
 }
 #define ph_ldr_f32 ph_ldv_f32
 inline uinth ph_ldr_bf16(const __global ushort *row, long k, long h, long n) { return ph_ldr16(row, k, h, n); }
@@ -478,30 +493,30 @@ inline uinth ph_ldr_f16(const __global half *row, long k, long h, long n)
     return ph_ldr16((const __global ushort *)row, k, h, n);
 }
 /* v with its lanes outside the row (columns < 0 or >= n) set to 0 */
+#if VEC == 2
+#define PH_LANE_IDS (int2)(0, 1)
+#elif VEC == 4
+#define PH_LANE_IDS (int4)(0, 1, 2, 3)
+#elif VEC == 8
+#define PH_LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
+#else
+#define PH_LANE_IDS (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#endif
 inline floatv ph_zero_outside(floatv v, long k, long h, long n)
 {
-    float a[VEC];
-    CAT(vstore, VEC)(v, 0, a);
-#pragma unroll
-    for (int l = 0; l < VEC; ++l) {
-        const long c = k * VEC + l - h;
-        if (c < 0 || c >= n)
-            a[l] = 0.0f;
-    }
-    return CAT(vload, VEC)(0, a);
+    /* inside: lanes lo <= l < hi, bounds clamped to int */
+    const long lo = h - k * VEC, hi = n + h - k * VEC;
+    const int lo_i = (int)clamp(lo, -1L, (long)VEC), hi_i = (int)clamp(hi, -1L, (long)VEC + 1);
+    return select((floatv)0.0f, v, (PH_LANE_IDS >= lo_i) & (PH_LANE_IDS < hi_i));
 }
 /* a vector of a dweight/dbias partial row (fp32, columns of vector k) stored, or added to what the
  * row holds (add), element by element: partial rows are cols floats apart */
 inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bool add)
 {
-    float a[VEC];
-    CAT(vstore, VEC)(v, 0, a);
-#pragma unroll
-    for (int l = 0; l < VEC; ++l) {
-        const long c = k * VEC + l - h;
-        if (c >= 0 && c < n)
-            row[c] = add ? row[c] + a[l] : a[l];
-    }
+    const long c0 = k * VEC - h;
+#define PH_PART_LANE(l, s) if (PH_IN(l)) row[c0 + (l)] = add ? row[c0 + (l)] + v.s : v.s;
+    PH_EACH(PH_PART_LANE)
+#undef PH_PART_LANE
 }
 /* row tensors: vector k of the frame of the row starting at row (element access) */
 #define PLDV(t, row, k) (PH_FULL(k) ? LDV(t, row, (k) * VEC - ph_h) : CAT(ph_ldv_, t)(row, k, ph_h, (long)cols))
