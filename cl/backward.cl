@@ -252,8 +252,8 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef PHASE
     /* the vectors of a row's frame (common.cl) */
     const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
-    /* whether the weight's phase is the rows' (its vectors are then aligned too) */
-    const bool w_al = (w_off + VEC - ph_h) % VEC == 0;
+    /* the weight's phase against the rows' (common.cl, ph_wv) */
+    const int w_sh = (int)((w_off + VEC - ph_h) % VEC);
 #else
     const long nv = (long)(cols / VEC);
 #endif
@@ -415,7 +415,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         for (int j = 0; j < NCACHE; ++j) {
             const long k = lane + (long)j * TPR;
             if (k < nv) {
-                const floatv wv = has_w ? PWV(T_W, wr, w_al, k) : (floatv)1.0f;
+                const floatv wv = has_w ? PWV(T_W, wr, w_sh, k) : (floatv)1.0f;
 #pragma unroll
                 for (int i = 0; i < RPI; ++i) {
                     const floatv d = CD_CV(dc[i][j]);
@@ -605,7 +605,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef CACHE_RAW
                     const floatv d = CD_CV(dc[i][j]);
                     const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
-                    const floatv g = has_w ? d * PWV(T_W, wr, w_al, k) : d;
+                    const floatv g = has_w ? d * PWV(T_W, wr, w_sh, k) : d;
 #else
                     const floatv xhat = xc[i][j], g = dc[i][j];
 #endif

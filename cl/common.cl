@@ -424,7 +424,8 @@ inline void stv_f16(__global half *p, long i, floatv v)
  * (all but the first and the last) are plain aligned accesses; the first and the last go element
  * by element over their columns inside the row (loads give 0 outside it, stores leave it alone),
  * and PH_KEEP zeroes their outside lanes in every sum. The weight and bias, whose phase is their
- * own, are read element by element unless they happen to share the row's. */
+ * own, are read as their two aligned vectors that hold a frame vector's columns, shifted together
+ * (ph_wv). */
 #ifdef PHASE
 #if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
 #error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
@@ -495,13 +496,54 @@ inline uinth ph_ldr_f16(const __global half *row, long k, long h, long n)
 /* v with its lanes outside the row (columns < 0 or >= n) set to 0 */
 #if VEC == 2
 #define PH_LANE_IDS (int2)(0, 1)
+#define PH_ULANE_IDS (uint2)(0, 1)
 #elif VEC == 4
 #define PH_LANE_IDS (int4)(0, 1, 2, 3)
+#define PH_ULANE_IDS (uint4)(0, 1, 2, 3)
 #elif VEC == 8
 #define PH_LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
+#define PH_ULANE_IDS (uint8)(0, 1, 2, 3, 4, 5, 6, 7)
 #else
 #define PH_LANE_IDS (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define PH_ULANE_IDS (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #endif
+/* lanes s .. VEC-1 of a, then 0 .. s-1 of b (s < VEC; each case a constant shuffle, and s is the
+ * same for every item of a group: no divergence) */
+inline floatv ph_funnel(floatv a, floatv b, int s)
+{
+    switch (s) {
+#define PH_FUNNEL_CASE(l, c) case l: return shuffle2(a, b, PH_ULANE_IDS + (uintv)(l));
+        PH_EACH(PH_FUNNEL_CASE)
+#undef PH_FUNNEL_CASE
+    }
+    return a;
+}
+/* The weight or bias (wb: its first column) at the columns of frame vector k; sh: where its
+ * phase is not the rows', how far its aligned vectors are ahead of the frame's ((w_off - h) mod
+ * VEC, the same for the whole group). Inside the row: one aligned vector where sh is 0, else the
+ * two aligned vectors that hold the columns, shifted together (ph_funnel; both must lie within
+ * the weight's n elements); the frame's first and last vectors element by element. */
+#define DEFINE_PH_W(t)                                                                                  \
+    inline floatv CAT(ph_wv_, t)(const __global STORAGE(t) *wb, long k, long h, long n, int sh)          \
+    {                                                                                                   \
+        const long c0 = k * VEC - h;                                                                    \
+        if (c0 >= 0 && c0 + VEC <= n) {                                                                 \
+            if (sh == 0)                                                                                \
+                return LDV(t, wb, c0);                                                                  \
+            if (PH_FUNNEL_ON && c0 - sh + 2 * VEC <= n)                                                 \
+                return ph_funnel(LDV(t, wb, c0 - sh), LDV(t, wb, c0 - sh + VEC), sh);                   \
+        }                                                                                               \
+        return CAT(ph_ldv_, t)(wb, k, h, n);                                                            \
+    }
+/* (PH_NO_FUNNEL, through CLNORM_BUILD_OPTIONS: misaligned weights element by element, for A/B) */
+#ifdef PH_NO_FUNNEL
+#define PH_FUNNEL_ON 0
+#else
+#define PH_FUNNEL_ON 1
+#endif
+DEFINE_PH_W(f32)
+DEFINE_PH_W(bf16)
+DEFINE_PH_W(f16)
 inline floatv ph_zero_outside(floatv v, long k, long h, long n)
 {
     /* inside: lanes lo <= l < hi, bounds clamped to int */
@@ -530,7 +572,7 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
     }
 /* the weight or bias (wb: its first column) at the columns of frame vector k: aligned where its
  * phase is the row's (ph_wal) */
-#define PWV(t, wb, al, k) ((al) && PH_FULL(k) ? LDV(t, wb, (k) * VEC - ph_h) : CAT(ph_ldv_, t)(wb, k, ph_h, (long)cols))
+#define PWV(t, wb, sh, k) CAT(ph_wv_, t)(wb, k, ph_h, (long)cols, sh)
 #define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
 /* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class) */
 #define PH_ROW(i) (ph_c + ph_p * (i))
@@ -546,7 +588,7 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 #define PLDV(t, row, k) LDV(t, row, (k) * VEC)
 #define PLDR(t, row, k) LDR(t, row, (k) * VEC)
 #define PSTV(t, row, k, v) STV(t, row, (k) * VEC, v);
-#define PWV(t, wb, al, k) LDV(t, wb, (k) * VEC)
+#define PWV(t, wb, sh, k) LDV(t, wb, (k) * VEC)
 #define PH_KEEP(k, v) (v)
 #define PH_ROW(i) (i)
 #define PH_ROWS(n) (n)

@@ -130,8 +130,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #ifdef PHASE
     /* the vectors of a row's frame (common.cl) */
     const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
-    /* whether the weight's / bias's phase is the rows' (their vectors are then aligned too) */
-    const bool w_al = (w_off + VEC - ph_h) % VEC == 0, b_al = (b_off + VEC - ph_h) % VEC == 0;
+    /* the weight's / bias's phase against the rows' (common.cl, ph_wv) */
+    const int w_sh = (int)((w_off + VEC - ph_h) % VEC), b_sh = (int)((b_off + VEC - ph_h) % VEC);
 #else
     const long nv = (long)(cols / VEC);
 #endif
@@ -538,9 +538,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 if (k < nv) {
                     floatv v = (XC(j) - dmean) * rs;
                     if (flags & FWD_WEIGHT)
-                        v *= PWV(T_W, wr, w_al, k);
+                        v *= PWV(T_W, wr, w_sh, k);
                     if (flags & FWD_BIAS)
-                        v += PWV(T_B, br, b_al, k);
+                        v += PWV(T_B, br, b_sh, k);
                     PSTV(T_Y, yr, k, v)
                 }
             }
