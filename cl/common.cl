@@ -574,15 +574,18 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
  * phase is the row's (ph_wal) */
 #define PWV(t, wb, sh, k) CAT(ph_wv_, t)(wb, k, ph_h, (long)cols, sh)
 #define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
-/* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class) */
-#define PH_ROW(i) (ph_c + ph_p * (i))
-#define PH_ROWS(n) (((n) + ph_p - 1) / ph_p)
-#define PH_BLOCKS_FIRST(n) (get_group_id(0) / ph_p)
+/* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class).
+ * The period is a power of two: shifts and masks, not 64-bit divisions (tens of instructions
+ * each on a GPU, in every item of a forward group that takes one row) */
+#define PH_ROW(i) (ph_c + ((ulong)(i) << ph_s))
+#define PH_ROWS(n) (((n) + ph_p - 1) >> ph_s)
+#define PH_BLOCKS_FIRST(n) ((ulong)get_group_id(0) >> ph_s)
 #define PH_BLOCKS_END(n) (n)
-#define PH_BLOCKS_STEP() (get_num_groups(0) / ph_p)
+#define PH_BLOCKS_STEP() ((ulong)get_num_groups(0) >> ph_s)
 /* the kernel's phase variables, from x's offset and row stride (x_off, x_ld) */
 #define PHASE_SETUP()                                                                                   \
-    const ulong ph_p = phase_period(x_ld), ph_c = get_group_id(0) % ph_p;                               \
+    const ulong ph_p = phase_period(x_ld), ph_c = get_group_id(0) & (ph_p - 1);                         \
+    const uint ph_s = popcount((uint)ph_p - 1u);                                                        \
     const long ph_h = (long)((x_off + ph_c * x_ld) % VEC);
 #else
 #define PLDV(t, row, k) LDV(t, row, (k) * VEC)
