@@ -570,8 +570,8 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
         else                                                                                            \
             CAT(ph_stv_, t)(row, k, ph_h, (long)cols, v);                                               \
     }
-/* the weight or bias (wb: its first column) at the columns of frame vector k: aligned where its
- * phase is the row's (ph_wal) */
+/* the weight or bias (wb: its first column) at the columns of frame vector k (ph_wv; sh: its
+ * phase against the rows') */
 #define PWV(t, wb, sh, k) CAT(ph_wv_, t)(wb, k, ph_h, (long)cols, sh)
 #define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
 /* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class).

@@ -646,8 +646,9 @@ typedef struct clnorm_launch_info {
                                          one), each work-group one class, the grid a multiple of
                                          it; each row is read as aligned vectors from the one
                                          holding its first element, its first and last vector
-                                         element by element, the weight and bias element by
-                                         element where their alignment is not the rows'. 0: off
+                                         element by element, the weight and bias as the two
+                                         aligned vectors holding each vector's columns, shifted
+                                         together, where their alignment is not the rows'. 0: off
                                          (0.15 appended this field) */
 } clnorm_launch_info;
 
