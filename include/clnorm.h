@@ -51,7 +51,7 @@
  *     `perm`), `packed` (each kernel's scalars in one vector argument instead of one argument
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
  *     NVIDIA row's 1), `phase` (GPUs: row phases, see `row_phase` in #clnorm_launch_info, 0 or 1;
- *     the NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     0 in every row until measured on a GPU), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never; not with
  *     unaligned vectors), `pf_bytes` (kernels with a local row, CPU devices; the forward's prefetches on PoCL
  *     x86 hosts only: the rows an item takes next are prefetched at least this many bytes of x

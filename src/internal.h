@@ -220,7 +220,10 @@ typedef struct clnorm_device_params {
     bool row_phase;         /* GPUs, register-cache shapes: where alignment would narrow the
                                vectors but every row tensor has the same offset and row stride
                                modulo the table's width, keep the width and take the rows in
-                               phase classes (PHASE, common.cl); tunable as `phase` */
+                               phase classes (PHASE, common.cl); tunable as `phase`. Off in
+                               every row: on the H200 its first version was faster in some
+                               ops and slower in others (docs/PERFORMANCE.md, session 22), and
+                               the current one is not yet measured there */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in

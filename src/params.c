@@ -53,7 +53,7 @@ static const clnorm_device_params table[] = {
     /* NVIDIA GPUs: the H200's figures above */
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
-     .packed_args = true, .row_phase = true,
+     .packed_args = true,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,

@@ -1619,7 +1619,7 @@ START_TEST(plan_unaligned_rule)
 }
 END_TEST
 
-/* Row phases (table key phase; the NVIDIA row's): where cols would narrow the vectors, the GPU row
+/* Row phases (table key phase, off by default): where cols would narrow the vectors, the GPU row
  * keeps the table's width (16 bytes) in register-cache plans, rows of one phase class width /
  * gcd(width, cols) apart (dense rows: the stride is cols), the grid in whole classes; not where
  * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, not where
