@@ -52,17 +52,11 @@ END_TEST
 START_TEST(backward_grad_options)
 {
     static const int affine[] = { AFF_GRADS, AFF_W, AFF_B, AFF_NONE };
-    case_cfg c = { 0 };
-    c.rows = 300;
-    c.cols = 96;
-    c.act = dtcfg_act(_i < 4 ? DT_F32 : DT_MIXED);
-    c.par = dtcfg_par(_i < 4 ? DT_F32 : DT_MIXED);
-    c.affine = affine[_i % 4];
+    const int dt = _i < 4 ? DT_F32 : DT_MIXED;
+    case_cfg c = case_basic(300, 96, dtcfg_act(dt), dtcfg_par(dt), affine[_i % 4],
+                            _i % 2 ? LAY_SHARED : LAY_DENSE_OFFSET, 0x9a0u + (uint64_t)_i);
     c.residual = RES_INPLACE;
-    c.layout = _i % 2 ? LAY_SHARED : LAY_DENSE_OFFSET;
     c.stats_from_library = 1;
-    c.eps = 1e-5f;
-    c.seed = 0x9a0u + (uint64_t)_i;
     run_backward_case(test_context(), &c);
 }
 END_TEST
