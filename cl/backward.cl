@@ -323,8 +323,8 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     float mu[RPI], rs[RPI];
 #if NCACHE > 0
     /* Loads the rows of the block whose first row is R0 into X, D (and Q: the residual gradient)
-     * and the statistics into M, S. Rows past the end read row 0 of x and dy (with PHASE their class's first row, PH_ROW(0); they exist, and no
-     * call writes them) and add nothing: those loads stay unconditional, so the compiler can issue
+     * and the statistics into M, S. Rows past the end read row 0 of x and dy (with PHASE their
+     * class's first row, PH_ROW(0); they exist, and no call writes them) and add nothing: those loads stay unconditional, so the compiler can issue
      * all of them before the first use; the residual gradient (which dx may overwrite in place) is
      * read for the block's own rows only. */
 #ifdef DR_EARLY

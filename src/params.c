@@ -955,6 +955,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     /* (the table's GPU rows: CPU devices too under CLNORM_DEVICE_CLASS=gpu, as CI runs them) */
     if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0)
         return false;
+    /* (every call plans: where the alignment allows the table's width, nothing to do, without
+     * planning twice more) */
+    const size_t table_vec = ctx->params->vec_bytes / max_elem;
+    if (table_vec <= 1 || (align_or & (table_vec - 1)) == 0)
+        return false;
     const size_t narrow = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false).vec;
     /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
      * were aligned; phase_or's low bits still bound it) */
