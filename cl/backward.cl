@@ -666,36 +666,47 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             const __global STORAGE(T_X) *xn = x + x_off + rn * x_ld;
             const __global STORAGE(T_DY) *dyn = dy + dy_off + rn * dy_ld;
 #endif
-            for (long k = lane; k < nv; k += TPR) {
+            /* UNALIGNED: dx's row in its head, aligned vectors and tail (common.cl's OUT_HEAD),
+             * the inputs read at the same columns */
+#ifdef LOCAL_ROW
+#define DX1_IN(e) const float xhat = XH_L1(i, e), g = G_L1(i, e);
+#else
+#define DX1_IN(e)                                                                                \
+    const float d = LD1(T_DY, dyr, e);                                                           \
+    const float xhat = (LD1(T_X, xr, e) - mu[i]) * rs[i];                                        \
+    const float g = has_w ? d * LD1(T_W, wr, e) : d;
+#endif
+#define DX1(e)                                                                                   \
+    {                                                                                              \
+        DX1_IN(e)                                                                                \
+        float v = rs[i] * (g - a - xhat * c);                                                    \
+        if (flags & BWD_DRES)                                                                    \
+            v += LD1(T_DR, drr, e);                                                              \
+        ST1(T_DX, dxr, e, v);                                                                    \
+    }
+            const long hd = OUT_HEAD(dxr);
+            HEAD_FOR(e, hd)
+                DX1(e)
+            for (long k = lane; k < OUT_NV(dxr, hd); k += TPR) {
+                const long e = hd + k * VEC;
 #ifdef LOCAL_ROW
                 __builtin_prefetch(xn + k * VEC);
                 __builtin_prefetch(dyn + k * VEC);
-                const floatv xhat = XH_L(i, k), g = G_L(i, k);
+                const floatv xhat = LDL(lrow + (2 * i) * LCOLS(cols), e), g = LDL(lrow + (2 * i + 1) * LCOLS(cols), e);
                 (void)xr;
                 (void)dyr;
 #else
-                const floatv d = LDV(T_DY, dyr, k * VEC);
-                const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[i]) * rs[i];
-                const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                const floatv d = LDV(T_DY, dyr, e);
+                const floatv xhat = (LDV(T_X, xr, e) - mu[i]) * rs[i];
+                const floatv g = has_w ? d * LDV(T_W, wr, e) : d;
 #endif
                 floatv v = rs[i] * (g - a - xhat * c);
                 if (flags & BWD_DRES)
-                    v += LDV(T_DR, drr, k * VEC);
-                STV(T_DX, dxr, k * VEC, v);
+                    v += LDV(T_DR, drr, e);
+                STV(T_DX, dxr, e, v);
             }
-            TAIL_FOR(e) {
-#ifdef LOCAL_ROW
-                const float xhat = XH_L1(i, e), g = G_L1(i, e);
-#else
-                const float d = LD1(T_DY, dyr, e);
-                const float xhat = (LD1(T_X, xr, e) - mu[i]) * rs[i];
-                const float g = has_w ? d * LD1(T_W, wr, e) : d;
-#endif
-                float v = rs[i] * (g - a - xhat * c);
-                if (flags & BWD_DRES)
-                    v += LD1(T_DR, drr, e);
-                ST1(T_DX, dxr, e, v);
-            }
+            OUT_TAIL_FOR(e, dxr, hd)
+                DX1(e)
 #endif
         }
 #ifdef COLSWEEP

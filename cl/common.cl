@@ -72,11 +72,47 @@
 #define LCOLS(n) (((n) + VEC - 1) / VEC * VEC)
 /* the row's elements past its whole vectors (nv of them), one at a time */
 #define TAIL_FOR(e) for (long e = nv * VEC; e < (long)cols; ++e)
+/* Output rows (y, dx). With NT_STORE, which the host sets with UNALIGNED only where an output
+ * vector takes at least the table's nt_unaligned_bytes (the CPU row's 64, a cache line: fp32
+ * outputs in 16-element vectors) and an output row at least nt_unaligned_row_bytes (2048: at
+ * shorter rows the ends taken one at a time cost what the lines save), each output row is written
+ * in three parts: its head, the elements before the first one at a line boundary (OUT_HEAD: fewer
+ * than OUT_LINE bytes, and at most cols), one at a time; then its whole lines in aligned vectors,
+ * non-temporal (OUT_NV vectors, vector k at element hd + k * VEC); then the rest one at a time.
+ * The inputs are read at the same columns, unaligned. Unaligned vector stores split cache lines
+ * and cannot be non-temporal, so each line is read before it is written: a third more traffic in a
+ * forward (PoCL, 2^26 elements, fp32 forward at cols 1023 26.8 ms, at 1024 17.7; with this, 20).
+ * Whole lines, not just aligned vectors: a non-temporal store of half a line (16 bf16) beside
+ * plain stores to its other half made the bf16 forward at 1023 take 20.5 ms against 14.1 with
+ * plain unaligned stores; peeled to lines (up to 31 elements one at a time) it took 15.2, hence
+ * the 64-byte bound. Without NT_STORE: unaligned vectors from the row's start, then its tail
+ * (peeling for aligned plain stores gained only 3-7 % in the fp32 forward at 1023). (p: the output
+ * row, whose buffer's elements are naturally aligned, as everywhere; VEC elements divide a line:
+ * at most 16 x 4 bytes, powers of two.) */
+#ifdef NT_STORE
+#ifndef OUT_LINE
+#define OUT_LINE 64
+#endif
+#define OUT_HEAD(p) min((long)cols, (long)(((0 - (ulong)(p)) & (OUT_LINE - 1)) / sizeof(*(p))))
+#define OUT_NV(p, hd) (((long)cols - (hd)) / (long)(OUT_LINE / sizeof(*(p))) * (long)(OUT_LINE / sizeof(*(p)) / VEC))
+#define HEAD_FOR(e, hd) for (long e = 0; e < (hd); ++e)
+#define OUT_TAIL_FOR(e, p, hd) for (long e = (hd) + OUT_NV(p, hd) * VEC; e < (long)cols; ++e)
+#else
+#define OUT_HEAD(p) 0L
+#define OUT_NV(p, hd) nv
+#define HEAD_FOR(e, hd) for (long e = 0; e < 0; ++e)
+#define OUT_TAIL_FOR(e, p, hd) TAIL_FOR(e)
+#endif
 #else
 #define LCOLS(n) (n)
 /* (no tail: a loop the compiler removes, so that the tail's code need not be under #ifdef; the
  * tail sums start at -0, the additive identity, so adding them folds away too) */
 #define TAIL_FOR(e) for (long e = 0; e < 0; ++e)
+/* (aligned rows: no head, the row's nv vectors, no tail) */
+#define OUT_HEAD(p) 0L
+#define OUT_NV(p, hd) nv
+#define HEAD_FOR(e, hd) for (long e = 0; e < 0; ++e)
+#define OUT_TAIL_FOR(e, p, hd) for (long e = 0; e < 0; ++e)
 #endif
 
 /* Stores of outputs (y, dx): NT_STORE (CPUs, large tensors) writes them around the cache, so a
@@ -84,8 +120,23 @@
  * STORE_RAW: a vector store of type T at p, aligned or (UNALIGNED) not. */
 #ifdef UNALIGNED
 #define STORE_RAW(T, p, v) CAT(store_u_, T)((__global void *)(p), (v))
+#ifdef NT_STORE
+/* UNALIGNED rows store their outputs' vectors from the row's first aligned element on (OUT_HEAD,
+ * above), so those stores are aligned and can go around the cache; the address is tested all the
+ * same (a non-temporal vector store at an unaligned address faults), and any other store is a
+ * plain one */
+#define STORE_OUT(T, p, v)                                                                       \
+    do {                                                                                         \
+        if (((ulong)(p) & (sizeof(T) - 1)) == 0)                                                 \
+            __builtin_nontemporal_store((v), (__global T *)(p));                                 \
+        else                                                                                            \
+            STORE_RAW(T, p, v);                                                                  \
+    } while (0)
+#define NT_FENCE() __asm__ volatile("sfence" ::: "memory")
+#else
 #define STORE_OUT(T, p, v) STORE_RAW(T, p, v)
 #define NT_FENCE()
+#endif
 #elif defined(NT_STORE)
 #define STORE_RAW(T, p, v) (*(__global T *)(p) = (v))
 #define STORE_OUT(T, p, v) __builtin_nontemporal_store((v), (__global T *)(p))
@@ -193,6 +244,7 @@ typedef float rawv_f32_t, rawv_bf16_t, rawv_f16_t;
 #define cvr_f32(v) (v)
 #define cvr_bf16(v) (v)
 #define cvr_f16(v) (v)
+#define LDL(p, e) ((p)[e])
 #else
 /* uint vector holding VEC 16-bit elements (element 2j in the low half of word j) */
 #if VEC == 2
@@ -219,12 +271,17 @@ typedef uinth uinth_ua __attribute__((aligned(2)));
 inline void store_u_floatv(__global void *p, floatv v) { *(__global floatv_ua *)p = v; }
 inline void store_u_uinth(__global void *p, uinth v) { *(__global uinth_ua *)p = v; }
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv_ua *)(p + i); }
+/* a local row's vector at any element (the output rows' peeled loops, OUT_HEAD) */
+#define LDL(p, e) (*(__local floatv_ua *)((p) + (e)))
 #else
 inline void store_u_floatv(__global void *p, floatv v) { CAT(vstore, VEC)(v, 0, (__global float *)p); }
 inline void store_u_uinth(__global void *p, uinth v) { CAT(vstore, VEC)(CAT(as_ushort, VN)(v), 0, (__global ushort *)p); }
 inline floatv ldw(const __global float *p, long i) { return CAT(vload, VEC)(0, p + i); }
+#define LDL(p, e) CAT(vload, VEC)(0, (p) + (e))
 #endif
 #else
+/* (aligned rows: every local row vector is aligned) */
+#define LDL(p, e) (*(__local floatv *)((p) + (e)))
 /* raw vector access to fp32 data: the backward's workspace, which only our kernels read */
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
 #endif

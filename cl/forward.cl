@@ -225,8 +225,14 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #else
     const bool pf_l2 = false;
 #endif
-    /* pass 3 row by row where the local row takes at most FWD_ROWWISE_BYTES, else vector by vector */
+    /* pass 3 row by row where the local row takes at most FWD_ROWWISE_BYTES, else vector by vector;
+     * UNALIGNED rows always row by row (bf16 at 16384 x 4095, 2 rows per item, 64 KiB: 23.5 ms
+     * vector by vector, whose unaligned stores go to two rows in turn; 15.1 row by row) */
+#ifdef UNALIGNED
+    const bool rowwise = true;
+#else
     const bool rowwise = (ulong)(2 + RPI) * lc * sizeof(float) <= FWD_ROWWISE_BYTES;
+#endif
     for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
         const ulong row0 = blk * RPI;
         const __global STORAGE(T_X) *xr[RPI];
@@ -286,16 +292,26 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #define PF_L1(p)
 #define PF_L2(p)
 #endif
+/* (one element e of row i, to its output row yr) */
+#define Y1_LOCAL(i, yr, e) ST1(T_Y, yr, e, fma((XR1(i, e) - dmean[i]) * rs[i], lw[e], lb[e]))
+/* (UNALIGNED: each row's output in its head, aligned vectors and tail, common.cl's OUT_HEAD; the
+ * local row is read at the same columns) */
 #define PASS3_ROWS(PF)                                                                           \
     _Pragma("unroll") for (int i = 0; i < RPI; ++i) {                                            \
         if (!valid[i])                                                                           \
             continue;                                                                            \
         __global STORAGE(T_Y) *yr = y + y_off + (row0 + i) * y_ld;                               \
-        for (long k = 0; k < nv; ++k) {                                                          \
+        const long hd = OUT_HEAD(yr);                                                            \
+        HEAD_FOR(e, hd)                                                                          \
+            Y1_LOCAL(i, yr, e);                                                                  \
+        for (long k = 0; k < OUT_NV(yr, hd); ++k) {                                              \
             PF(xn[i] + k * VEC);                                                                 \
-            const floatv wv = *(__local floatv *)(lw + k * VEC), bv = *(__local floatv *)(lb + k * VEC); \
-            STV(T_Y, yr, k * VEC, fma((XR(i, k) - dmean[i]) * rs[i], wv, bv));                   \
+            const long e = hd + k * VEC;                                                         \
+            const floatv wv = LDL(lw, e), bv = LDL(lb, e);                                       \
+            STV(T_Y, yr, e, fma((LDL(lx + i * lc, e) - dmean[i]) * rs[i], wv, bv));              \
         }                                                                                        \
+        OUT_TAIL_FOR(e, yr, hd)                                                                  \
+            Y1_LOCAL(i, yr, e);                                                                  \
     }
 #define PASS3_VECS(PF)                                                                           \
     for (long k = 0; k < nv; ++k) {                                                              \
@@ -319,12 +335,12 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             } else {
                 PASS3_VECS(PF_L1)
             }
-        }
-        TAIL_FOR(e) {
+            TAIL_FOR(e) {
 #pragma unroll
-            for (int i = 0; i < RPI; ++i)
-                if (valid[i])
-                    ST1(T_Y, y + y_off + (row0 + i) * y_ld, e, fma((XR1(i, e) - dmean[i]) * rs[i], lw[e], lb[e]));
+                for (int i = 0; i < RPI; ++i)
+                    if (valid[i])
+                        Y1_LOCAL(i, y + y_off + (row0 + i) * y_ld, e);
+            }
         }
 #pragma unroll
         for (int i = 0; i < RPI; ++i) {
@@ -546,23 +562,31 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             }
 #else
             {
-                /* y may be x (in place): each element is read and written by the same item */
-                for (long k = lane; k < nv; k += TPR) {
-                    floatv v = (XS(k) - dmean) * rs;
+                /* y may be x (in place): each element is read and written by the same item.
+                 * (UNALIGNED: head, aligned vectors, tail, common.cl's OUT_HEAD) */
+#define Y1_STREAM(e)                                                                             \
+    {                                                                                            \
+        float v = (LD1(T_X, xr, e) - shift - dmean) * rs;                                        \
+        if (flags & FWD_WEIGHT)                                                                  \
+            v *= LD1(T_W, wr, e);                                                                \
+        if (flags & FWD_BIAS)                                                                    \
+            v += LD1(T_B, br, e);                                                                \
+        ST1(T_Y, yr, e, v);                                                                      \
+    }
+                const long hd = OUT_HEAD(yr);
+                HEAD_FOR(e, hd)
+                    Y1_STREAM(e)
+                for (long k = lane; k < OUT_NV(yr, hd); k += TPR) {
+                    const long e = hd + k * VEC;
+                    floatv v = (LDV(T_X, xr, e) - shift - dmean) * rs;
                     if (flags & FWD_WEIGHT)
-                        v *= LDV(T_W, wr, k * VEC);
+                        v *= LDV(T_W, wr, e);
                     if (flags & FWD_BIAS)
-                        v += LDV(T_B, br, k * VEC);
-                    STV(T_Y, yr, k * VEC, v);
+                        v += LDV(T_B, br, e);
+                    STV(T_Y, yr, e, v);
                 }
-                TAIL_FOR(e) {
-                    float v = (LD1(T_X, xr, e) - shift - dmean) * rs;
-                    if (flags & FWD_WEIGHT)
-                        v *= LD1(T_W, wr, e);
-                    if (flags & FWD_BIAS)
-                        v += LD1(T_B, br, e);
-                    ST1(T_Y, yr, e, v);
-                }
+                OUT_TAIL_FOR(e, yr, hd)
+                    Y1_STREAM(e)
             }
 #endif
             if (lane == 0) {

@@ -52,8 +52,12 @@
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
  *     NVIDIA row's 1), `phase` (GPUs: row phases, see `row_phase` in #clnorm_launch_info, 0 or 1;
  *     0 in every row until measured on a GPU), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
- *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never; not with
- *     unaligned vectors), `pf_bytes` (kernels with a local row, CPU devices; the forward's prefetches on PoCL
+ *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
+ *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
+ *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an
+ *     output row at least `nt_unaligned_row_bytes`, each output row then written in whole
+ *     64-byte lines after its first elements one at a time; the CPU row's 64, i.e. fp32 outputs,
+ *     and 2048; 0 = never for the first, up to 64), `pf_bytes` (kernels with a local row, CPU devices; the forward's prefetches on PoCL
  *     x86 hosts only: the rows an item takes next are prefetched at least this many bytes of x
  *     ahead, in whole row blocks; 0 = the next block; the CPU row's 1024, up to 1048576),
  *     `pf_l2_bytes` (the forward's local row, PoCL x86 hosts:

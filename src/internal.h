@@ -232,6 +232,12 @@ typedef struct clnorm_device_params {
                                device has it (info.x86_bf16) */
     unsigned nt_kib;        /* PoCL on x86 (info.pocl_x86): outputs of at least this many KiB are
                                written with non-temporal stores (around the cache); 0: never */
+    unsigned nt_unaligned_bytes; /* ... in calls with unaligned vectors (UNALIGNED), only where a
+                               vector of the output takes at least this many bytes (each output
+                               row then written in whole lines after a head, common.cl's
+                               OUT_HEAD); 0: never */
+    unsigned nt_unaligned_row_bytes; /* ... and where an output row (cols elements) takes at least
+                               this many bytes */
     unsigned pf_bytes;      /* kernels with the local row (CPUs): the rows they take next are
                                prefetched at least this many bytes of x ahead, in whole row blocks
                                (one block at least; 0: one block) */

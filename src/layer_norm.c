@@ -169,12 +169,18 @@ static bool bf16_inputs_only(const clnorm_context *ctx, bool perm, const clnorm_
 /* " -DNT_STORE" when the call's output (its rows x stride span) is at least the table's size for
  * non-temporal stores, on PoCL's x86 CPU device: written around the cache, a store does not read
  * its line first, and an output that large would leave the cache before anyone read it. Only with
- * persistent grids, whose work-items fence their stores once, at their end; not with unaligned
- * vectors (a non-temporal vector store needs an aligned address). */
+ * persistent grids, whose work-items fence their stores once, at their end. With unaligned vectors
+ * each output row is then stored in whole lines after a head taken one element at a time
+ * (common.cl's OUT_HEAD), which pays only where a vector of the output takes at least
+ * nt_unaligned_bytes (the CPU row's 64, a whole line: fp32 outputs; bf16's 32-byte vectors at cols
+ * 1023: forward 14.1 -> 15.2 ms) and an output row at least nt_unaligned_row_bytes (the CPU row's
+ * 2048; fp32 at cols 500 even, at 250 the backward 33.7-35.4 -> 36.0-37.7 ms). */
 static const char *nt_option(const clnorm_context *ctx, const clnorm_launch *L, size_t rows, size_t cols,
                              const clnorm_view *out)
 {
-    if (!ctx->params->nt_kib || !ctx->info.pocl_x86 || L->unaligned)
+    if (!ctx->params->nt_kib || !ctx->info.pocl_x86 ||
+        (L->unaligned && (!ctx->params->nt_unaligned_bytes || L->vec * elem(out) < ctx->params->nt_unaligned_bytes ||
+                          cols * elem(out) < ctx->params->nt_unaligned_row_bytes)))
         return "";
     const double bytes = ((double)(rows - 1) * (double)out->stride + (double)cols) * (double)elem(out);
     return bytes >= (double)ctx->params->nt_kib * 1024.0 ? " -DNT_STORE" : "";

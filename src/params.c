@@ -110,14 +110,20 @@ static const clnorm_device_params table[] = {
      * 2048 8.59 / 8.78 -> 8.53 / 8.19; 16384 even; 2 KiB blocks (cols 256, 4 rows) lost 3-8 %
      * with L2, hence 4 KiB; the backward's dx pass gained 2-4 % at most, so it keeps L1).
      * fwd_rowwise_kib: the forward's local row writes y row by row up to 16 KiB of local row
-     * (forward.cl: bf16 cols 256 and 1024 10-20 % faster, 4096 (64 KiB) 10 % slower, 2048 even). */
+     * (forward.cl: bf16 cols 256 and 1024 10-20 % faster, 4096 (64 KiB) 10 % slower, 2048 even).
+     * nt_unaligned_bytes / nt_unaligned_row_bytes: calls with unaligned vectors store fp32 outputs
+     * (64-byte vectors) of rows of at least 2 KiB non-temporally too, in whole lines after each
+     * row's head (common.cl's OUT_HEAD; session 23, 2^26 elements, fp32 forward / backward at cols
+     * 1023 27.7 / 35.2 -> 19.3 / 29.7 ms, at 4095 33.2 / 41.1 -> 20.8 / 31.2; bf16's 32-byte
+     * vectors lost at 1023, fp32 at 250 columns lost 6 % in the backward). */
     {
      .vendor = NULL, .type = CL_DEVICE_TYPE_CPU, .vec_bytes = 64, .red_lanes = 8, .contig_rows = true, .unaligned_bytes = 16,
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
              .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 128},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
              .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256},
-     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .pf_bytes = 1024, .pf_l2_bytes = 4096, .fwd_rowwise_kib = 16,
+     .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .nt_unaligned_bytes = 64,
+     .nt_unaligned_row_bytes = 2048, .pf_bytes = 1024, .pf_l2_bytes = 4096, .fwd_rowwise_kib = 16,
      .local_row_kib = 12,
      .local_row_kib_avx2 = 512, .bwd_local_row_kib_avx2 = 512, .bwd_rpi16_avx2 = 1, .local_row_kib_intel_bf16 = 512,
      .bwd_local_row_kib_intel_bf16 = 48,
@@ -251,6 +257,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_rpi_short_cols", &p->bwd.rpi_short_cols, 0, 1u << 30, false},
         {"bwd_rpi16_short_cols", &p->bwd.rpi16_short_cols, 0, 1u << 30, false},
         {"unaligned_bytes", &p->unaligned_bytes, 0, 64, false},
+        {"nt_unaligned_bytes", &p->nt_unaligned_bytes, 0, 64, false},
+        {"nt_unaligned_row_bytes", &p->nt_unaligned_row_bytes, 0, 1u << 30, false},
     };
     const char *s = spec;
     while (*s) {

@@ -131,7 +131,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "fwd_chan=3", "fwd_chan=32", "fwd_chan16=-1", "bwd_chan=2",
                          "bwd_short16_cols=-1", "bwd_short16_cols=1073741825", "packed=2", "phase=2", "bwd_short16_vec_bytes=12", "bwd_short16_vec_bytes=128",
                          "bwd_short16_groups=65", "bwd_short16_target_res=65", "bwd_short16_groups_res=x", "fwd_short16_cols=64",
-                         "unaligned_bytes=65", "unaligned_bytes=x", "unaligned=1", "fwd_rpi4_cols32=1073741825",
+                         "unaligned_bytes=65", "unaligned_bytes=x", "unaligned=1", "nt_unaligned_bytes=65", "nt_unaligned_bytes=-1", "nt_unaligned_row_bytes=1073741825", "nt_unaligned_row_bytes=q", "fwd_rpi4_cols32=1073741825",
                          "fwd_rpi4_cols32=-1", "bwd_rpi_short_cols=q", "bwd_rpi16_short_cols=1073741825", "fwd_rpi_short_cols=16",
                          "pf_bytes=1048577", "pf_bytes=-1", "pf_bytes=k", "fwd_pf_bytes=1024", "pf_l2_bytes=1073741825", "pf_l2_bytes=x", "fwd_rowwise_kib=1048577", "fwd_rowwise_kib=-2", "rowwise_kib=16",
                          /* values: digits only (a sign, spaces or a wrap-around are not numbers here) */
@@ -149,7 +149,7 @@ START_TEST(malformed_tune_fails_context_creation)
     }
     clnorm_context *ctx = NULL;
     setenv("CLNORM_TUNE", "fwd_target=2,fwd_target16=8,bwd_target16=2,fwd_tpr_max=512,bwd_groups=2,shfl=0,bwd_rpi=2,"
-                          "bwd_rpi16=4,bwd_raw16=1,bwd_rpi_cols=0,zext=0,x86bf16=0,nt_kib=0,fwd_groups=0,bwd_pipe=2,"
+                          "bwd_rpi16=4,bwd_raw16=1,bwd_rpi_cols=0,zext=0,x86bf16=0,nt_kib=0,nt_unaligned_bytes=32,nt_unaligned_row_bytes=4096,fwd_groups=0,bwd_pipe=2,"
                           "bwd_tpr_max_cached=1024,bwd_tpr_max16=0,bwd_ncache_dx=4,bwd_rpi16_res=2,bwd_dr_early=0,"
                           "bwd_rpi_cols_max=4096,local_row_kib=0,local_row_kib_intel_bf16=512,bwd_local_row_kib_intel_bf16=48,fwd_rpi_cols_max_intel_bf16=32768,fwd_rpi4_cols_intel_bf16=256,bwd_dx16_cols=16384,fwd_raw16=1,fwd_pipe=2,fwd_pipe_cols=0,"
                           "bwd_prefetch16_cols=12288,fwd_ncache=3,bwd_ncache=5,bwd_dxb=3,bwd_dxb16=16,bwd_pipe_vecs=0,"
