@@ -304,7 +304,8 @@ extern "C" {
     X(CLNORM_OUT_OF_HOST_MEMORY, -10012, "host memory allocation failed")                            \
     X(CLNORM_INVALID_BUFFER, -10013, "a cl_mem is not a buffer of the context's cl_context")         \
     X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs (reserved)")  \
-    X(CLNORM_INVALID_ENVIRONMENT, -10015, "an environment variable read by clnorm has an invalid value")
+    X(CLNORM_INVALID_ENVIRONMENT, -10015, "an environment variable read by clnorm has an invalid value") \
+    X(CLNORM_MISALIGNED_HOST_PTR, -10016, "a CL_MEM_USE_HOST_PTR buffer's memory is not aligned to its elements")
 
 /** The result of every call that can fail: #CLNORM_SUCCESS (0), a negative OpenCL error code
  * passed through unchanged (`CL_OUT_OF_RESOURCES`, `CL_INVALID_EVENT_WAIT_LIST`, ...), or one of
@@ -348,7 +349,10 @@ typedef enum clnorm_dtype {
 /** A rows x cols matrix: row-major, unit column stride.
  * Element (r, c) is at `buffer[offset + r*row_stride + c]`, counted in elements of dtype. */
 typedef struct clnorm_matrix {
-    cl_mem buffer;       /**< an OpenCL buffer (or sub-buffer) of the context's cl_context */
+    cl_mem buffer;       /**< an OpenCL buffer (or sub-buffer) of the context's cl_context. One made
+                              with CL_MEM_USE_HOST_PTR may be at any address that is a multiple of
+                              its element size (else #CLNORM_MISALIGNED_HOST_PTR): the library counts
+                              its distance from the device's base alignment in its vectors' width */
     size_t offset;       /**< elements before element (0, 0) */
     size_t row_stride;   /**< elements from one row to the next; 0 means cols (dense), else >= cols */
     clnorm_dtype dtype;  /**< storage type */
@@ -357,7 +361,8 @@ typedef struct clnorm_matrix {
 /** A vector of cols (weight, bias, dweight, dbias) or rows (mean, rstd) elements at
  * `buffer[offset]`, contiguous. */
 typedef struct clnorm_vector {
-    cl_mem buffer;       /**< an OpenCL buffer (or sub-buffer) of the context's cl_context */
+    cl_mem buffer;       /**< an OpenCL buffer (or sub-buffer) of the context's cl_context (on
+                              CL_MEM_USE_HOST_PTR memory: as for #clnorm_matrix) */
     size_t offset;       /**< elements before the first one */
     clnorm_dtype dtype;  /**< storage type; mean and rstd must be CLNORM_F32 */
 } clnorm_vector;

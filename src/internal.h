@@ -27,7 +27,8 @@ typedef struct clnorm_device_info {
     size_t max_work_group;
     cl_ulong local_mem;
     cl_ulong max_alloc;
-    cl_uint base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: every buffer starts so aligned */
+    cl_uint base_align_bytes; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8: every buffer of the runtime's
+                                 own memory starts so aligned (the caller's: clnorm_view.skew) */
     cl_uint nv_cc_major;      /* NVIDIA compute capability (cl_nv_device_attribute_query); 0 elsewhere */
     bool pocl_x86;            /* PoCL's CPU device on this x86 host (x86 code, inline assembly) */
     bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
@@ -389,6 +390,12 @@ typedef struct clnorm_view {
     clnorm_dtype dtype;
     size_t offset, stride;          /* elements (stride resolved: 0 -> cols) */
     cl_mem root;                    /* the buffer a sub-buffer belongs to, or mem itself */
+    size_t skew;                    /* elements: where the buffer's memory is the caller's
+                                       (CL_MEM_USE_HOST_PTR: a CPU device works in it), how far
+                                       its start is past an address aligned to the device's
+                                       base alignment; 0 otherwise. The kernels' vector
+                                       accesses assume an aligned start, so the alignment
+                                       checks take offset + skew (layer_norm.c). */
     size_t start, row_bytes, pitch; /* bytes in root */
     size_t nrows;
 } clnorm_view;

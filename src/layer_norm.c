@@ -118,6 +118,21 @@ static const char *token(const clnorm_view *v) { return v->present ? clnorm__dty
 
 static size_t elem(const clnorm_view *v) { return v->present ? clnorm__dtype_size(v->dtype) : 1; }
 
+/* A vector-accessed view's first element counted from an address of the device's base alignment
+ * (its offset, plus the skew of a buffer in the caller's memory): what the vector width must
+ * divide. 0 when absent. */
+static size_t aligned_at(const clnorm_view *v) { return v->present ? v->offset + v->skew : 0; }
+
+/* 1 (which no row phase allows) where any view's buffer is the caller's memory at a skew: the
+ * phase kernels derive each row's phase from the offsets alone */
+static size_t any_skew(const clnorm_view *const *v, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (v[i]->present && v[i]->skew)
+            return 1;
+    return 0;
+}
+
 static size_t max4(size_t a, size_t b, size_t c, size_t d)
 {
     size_t m = a > b ? a : b;
@@ -342,14 +357,14 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     if (rows == 0)
         return marker(ctx, num_events_in_wait_list, event_wait_list, event);
 
-    const size_t align_or = cols | vx.offset | vx.stride | vy.offset | vy.stride | (vw.present ? vw.offset : 0) |
-                            (vb.present ? vb.offset : 0);
-    /* (row phases: y's offset and stride against x's) */
-    const size_t phase_or = (vy.offset ^ vx.offset) | (vy.stride ^ vx.stride);
+    const size_t align_or = cols | aligned_at(&vx) | vx.stride | aligned_at(&vy) | vy.stride | aligned_at(&vw) |
+                            aligned_at(&vb);
+    /* (row phases: y's offset and stride against x's; not with the caller's memory at a skew) */
+    const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
+    const size_t phase_or = (vy.offset ^ vx.offset) | (vy.stride ^ vx.stride) | any_skew(fwd_views, 4);
     clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or,
                                    max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)), phase_or, vx.stride);
     L.groups = clnorm__phase_groups(&L, CLNORM_FORWARD_MAX_GROUPS);
-    const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
     const bool perm = lane_perm(ctx, &L, fwd_views, 4);
     const fwd_options_arg oa = {&L, perm, x86_bf16(ctx, &L, fwd_views, 4), bf16_inputs_only(ctx, perm, fwd_views, 4),
                                 L.persistent ? nt_option(ctx, &L, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};
@@ -576,15 +591,17 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         return st;
     }
 
-    const size_t align_or = cols | vdy.offset | vdy.stride | vx.offset | vx.stride | vdx.offset | vdx.stride |
-                            (vw.present ? vw.offset : 0) | (vdr.present ? vdr.offset | vdr.stride : 0);
+    const size_t align_or = cols | aligned_at(&vdy) | vdy.stride | aligned_at(&vx) | vx.stride | aligned_at(&vdx) |
+                            vdx.stride | aligned_at(&vw) | aligned_at(&vdr) | (vdr.present ? vdr.stride : 0);
     const size_t me = max4(elem(&vdy), elem(&vx), elem(&vdx), max4(elem(&vw), elem(&vdr), 1, 1));
-    /* (row phases: every row tensor's offset and stride against x's) */
+    /* (row phases: every row tensor's offset and stride against x's; not with the caller's memory
+     * at a skew) */
+    const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const size_t phase_or = (vdy.offset ^ vx.offset) | (vdy.stride ^ vx.stride) | (vdx.offset ^ vx.offset) |
                             (vdx.stride ^ vx.stride) |
-                            (vdr.present ? (vdr.offset ^ vx.offset) | (vdr.stride ^ vx.stride) : 0);
+                            (vdr.present ? (vdr.offset ^ vx.offset) | (vdr.stride ^ vx.stride) : 0) |
+                            any_skew(bwd_views, 5);
     const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me, phase_or, vx.stride);
-    const clnorm_view *bwd_views[] = {&vdy, &vx, &vw, &vdr, &vdx};
     const bwd_options_arg oa = {&L, lane_perm(ctx, &L, bwd_views, 5), x86_bf16(ctx, &L, bwd_views, 5), partials,
                                 vdr.present, nt_option(ctx, &L, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};
     clnorm_variant_key key;

@@ -31,14 +31,18 @@ clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, cons
     return CLNORM_SUCCESS;
 }
 
-/* Checks that mem is a buffer of ctx's cl_context, finds its root buffer and size (bytes). */
+/* Checks that mem is a buffer of ctx's cl_context, finds its root buffer and size (bytes), and
+ * where its memory is the caller's (CL_MEM_USE_HOST_PTR), how far (bytes) its start lies past an
+ * address aligned to the device's base alignment (*skew_bytes; 0 for the runtime's own memory,
+ * which is so aligned, as are sub-buffers' origins). */
 static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name, cl_mem mem, clnorm_view *v,
-                                    size_t *size)
+                                    size_t *size, size_t *skew_bytes)
 {
     cl_mem_object_type type;
     cl_context owner;
     cl_mem parent = NULL;
     size_t origin = 0;
+    cl_mem_flags flags = 0;
     if (clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, NULL) != CL_SUCCESS || type != CL_MEM_OBJECT_BUFFER)
         return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer is not a valid OpenCL buffer", name);
     if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS || owner != ctx->cl_ctx)
@@ -49,6 +53,33 @@ static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name,
         return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer: its size or origin cannot be queried", name);
     v->root = parent ? parent : mem;
     v->start = origin; /* bytes; the view's offset is added by the caller */
+    /* A buffer made with CL_MEM_USE_HOST_PTR may keep the caller's memory at the caller's
+     * alignment (PoCL does: a float array 4 bytes past a 64-byte boundary made the kernels'
+     * aligned 64-byte vector accesses fault). Its host pointer's alignment is taken as the
+     * device's, conservatively (a GPU may have copied it to memory of its own). */
+    *skew_bytes = 0;
+    void *host = NULL;
+    if (clGetMemObjectInfo(v->root, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS ||
+        ((flags & CL_MEM_USE_HOST_PTR) &&
+         clGetMemObjectInfo(v->root, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS))
+        return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer: its flags or host pointer cannot be queried", name);
+    if (flags & CL_MEM_USE_HOST_PTR) {
+        const size_t align = ctx->info.base_align_bytes ? ctx->info.base_align_bytes : 128;
+        *skew_bytes = (size_t)(((uintptr_t)host + origin) % align);
+    }
+    return CLNORM_SUCCESS;
+}
+
+/* v->skew from the buffer's skew in bytes: whole elements, or an error naming the buffer */
+static clnorm_status set_skew(const clnorm_context *ctx, const char *name, size_t skew_bytes, size_t es,
+                              clnorm_view *v)
+{
+    if (skew_bytes % es != 0)
+        return clnorm__fail(ctx, CLNORM_MISALIGNED_HOST_PTR,
+                            "%s.buffer: its memory (CL_MEM_USE_HOST_PTR) starts %zu bytes past a %u-byte "
+                            "boundary, not a multiple of its %zu-byte elements",
+                            name, skew_bytes, ctx->info.base_align_bytes ? ctx->info.base_align_bytes : 128u, es);
+    v->skew = skew_bytes / es;
     return CLNORM_SUCCESS;
 }
 
@@ -78,11 +109,13 @@ clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, 
     if (m->row_stride != 0 && m->row_stride < cols)
         return clnorm__fail(ctx, CLNORM_INVALID_STRIDE, "%s.row_stride = %zu: expected 0 (dense) or >= cols = %zu",
                             name, m->row_stride, cols);
-    size_t size;
-    clnorm_status st = resolve_buffer(ctx, name, m->buffer, v, &size);
+    size_t size, skew_bytes;
+    clnorm_status st = resolve_buffer(ctx, name, m->buffer, v, &size, &skew_bytes);
     if (st != CLNORM_SUCCESS)
         return st;
     const size_t es = clnorm__dtype_size(m->dtype), stride = m->row_stride ? m->row_stride : cols;
+    if ((st = set_skew(ctx, name, skew_bytes, es, v)) != CLNORM_SUCCESS)
+        return st;
     size_t end = 0; /* one past the last element, in elements */
     if (rows > 0 && (!mul_add(rows - 1, stride, cols, &end) || end > SIZE_MAX - m->offset))
         return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS, "%s: offset %zu + (rows-1)*row_stride + cols overflows size_t",
@@ -121,11 +154,13 @@ clnorm_status clnorm__check_vector(const clnorm_context *ctx, const char *name, 
     if (stats && vec->dtype != CLNORM_F32)
         return clnorm__fail(ctx, CLNORM_INVALID_STATS_DTYPE, "%s.dtype = %s: mean and rstd are always CLNORM_F32", name,
                             clnorm__dtype_token(vec->dtype));
-    size_t size;
-    clnorm_status st = resolve_buffer(ctx, name, vec->buffer, v, &size);
+    size_t size, skew_bytes;
+    clnorm_status st = resolve_buffer(ctx, name, vec->buffer, v, &size, &skew_bytes);
     if (st != CLNORM_SUCCESS)
         return st;
     const size_t es = clnorm__dtype_size(vec->dtype);
+    if ((st = set_skew(ctx, name, skew_bytes, es, v)) != CLNORM_SUCCESS)
+        return st;
     if (vec->offset > size / es || len > size / es - vec->offset)
         return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS, "%s: offset %zu + %zu elements does not fit its buffer of %zu elements",
                             name, vec->offset, len, size / es);

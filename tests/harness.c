@@ -234,7 +234,16 @@ void tbuf_alloc(tbuf *b, cl_context clctx, size_t tail_bytes, rng *r)
     b->checked = xcalloc(b->nbytes, 1);
     for (size_t i = 0; i < b->nbytes; i++)
         b->init[i] = (unsigned char)(rng_next(r) >> 56);
-    b->mem = clCreateBuffer(clctx, CL_MEM_READ_WRITE, b->nbytes, NULL, &err);
+    const char *skew_env = getenv("CLNORM_TEST_HOST_PTR_SKEW");
+    if (skew_env && *skew_env) {
+        const size_t skew = strtoul(skew_env, NULL, 10) * (1 + rng_next(r) % 3);
+        ck_assert_msg(skew % 4 == 0 && skew < 4096, "CLNORM_TEST_HOST_PTR_SKEW=%s: expected a multiple of 4 under 1366", skew_env);
+        b->host = aligned_alloc(4096, (b->nbytes + skew + 4095) / 4096 * 4096);
+        ck_assert_msg(b->host != NULL, "out of host memory");
+        b->mem = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, b->nbytes, (char *)b->host + skew, &err);
+    } else {
+        b->mem = clCreateBuffer(clctx, CL_MEM_READ_WRITE, b->nbytes, NULL, &err);
+    }
     ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer(%zu bytes) for %s failed: %d", b->nbytes, b->name, err);
 }
 
@@ -242,6 +251,7 @@ void tbuf_free(tbuf *b)
 {
     if (b->mem)
         clReleaseMemObject(b->mem);
+    free(b->host);
     free(b->init);
     free(b->got);
     free(b->checked);

@@ -49,6 +49,7 @@ typedef struct tbuf {
     unsigned char *got;
     unsigned char *checked;
     const char *name;
+    void *host; /* CLNORM_TEST_HOST_PTR_SKEW: the memory the cl_mem uses (CL_MEM_USE_HOST_PTR) */
 } tbuf;
 
 typedef struct tview {
@@ -73,7 +74,10 @@ void tbuf_init(tbuf *b, const char *name);
 /* Places a rows x cols view (a vector: rows 1) of dtype dt at the end of b's planned bytes. */
 void tview_place(tview *v, tbuf *b, const char *name, clnorm_dtype dt, size_t rows, size_t cols, placement pl);
 void tview_place_vector(tview *v, tbuf *b, const char *name, clnorm_dtype dt, size_t n, placement pl);
-/* Creates the cl_mem with the planned bytes plus tail_bytes and fills `init` with random bytes. */
+/* Creates the cl_mem with the planned bytes plus tail_bytes and fills `init` with random bytes.
+ * With CLNORM_TEST_HOST_PTR_SKEW=N (bytes, a multiple of 4), the cl_mem is CL_MEM_USE_HOST_PTR
+ * memory of the test's own that starts N, 2N or 3N bytes (drawn from r) past a 4096-byte boundary:
+ * a CPU device then works in memory at the caller's alignment, which the library must allow for. */
 void tbuf_alloc(tbuf *b, cl_context clctx, size_t tail_bytes, rng *r);
 void tbuf_free(tbuf *b);
 void tbuf_upload(tbuf *b, cl_command_queue q);

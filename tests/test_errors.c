@@ -31,6 +31,8 @@ typedef struct efx {
     cl_mem sub;         /* sub-buffer of mem[B_PARENT] */
     size_t sub_origin;  /* bytes */
     cl_mem foreign;     /* a buffer of another cl_context */
+    cl_mem host_odd;    /* CL_MEM_USE_HOST_PTR memory 2 bytes past a 4096-byte boundary */
+    void *host_mem;     /* ... its memory */
     cl_event done;      /* a completed user event, for the wait-list cases */
 } efx;
 
@@ -67,6 +69,11 @@ static void efx_setup(efx *f, uint64_t seed)
     ck_assert_msg(err == CL_SUCCESS, "clCreateSubBuffer(origin %zu): %d", f->sub_origin, err);
     f->foreign = clCreateBuffer(g_other, CL_MEM_READ_WRITE, SH * sizeof(float), NULL, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (other context): %d", err);
+    f->host_mem = aligned_alloc(4096, (SH * sizeof(float) + 2 + 4095) / 4096 * 4096);
+    ck_assert_ptr_nonnull(f->host_mem);
+    f->host_odd = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, SH * sizeof(float),
+                                 (char *)f->host_mem + 2, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_USE_HOST_PTR): %d", err);
     f->done = clCreateUserEvent(clctx, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
     CL_OK(clSetUserEventStatus(f->done, CL_COMPLETE));
@@ -98,6 +105,8 @@ static void efx_teardown(efx *f)
         free(f->pattern[i]);
     }
     clReleaseMemObject(f->foreign);
+    clReleaseMemObject(f->host_odd);
+    free(f->host_mem);
     clReleaseEvent(f->done);
 }
 
@@ -182,7 +191,7 @@ typedef struct expect {
     return e;
 
 /* ------------------------------------------------------------------------------------------ */
-#define FWD_ERROR_CASES 57
+#define FWD_ERROR_CASES 58
 
 static expect forward_error_case(int i, args *a, efx *f)
 {
@@ -291,10 +300,14 @@ static expect forward_error_case(int i, args *a, efx *f)
         a->x = mat(f->mem[B_PARENT], f->sub_origin / sizeof(float) - C / 2, 0); /* ends inside the sub-buffer */
         a->y = mat(f->sub, 0, 0);
         break;
+    /* fp32 elements at an address that is not a multiple of 4 (kernels cannot work in it) */
+    CASE(57, "x.buffer: CL_MEM_USE_HOST_PTR memory 2 bytes past an aligned address", CLNORM_MISALIGNED_HOST_PTR)
+        a->x.buffer = f->host_odd;
+        break;
     END_CASES(FWD_ERROR_CASES)
 }
 
-#define BWD_ERROR_CASES 58
+#define BWD_ERROR_CASES 59
 
 static expect backward_error_case(int i, args *a, efx *f)
 {
@@ -404,6 +417,9 @@ static expect backward_error_case(int i, args *a, efx *f)
     CASE(57, "dweight in the parent buffer inside dbias's sub-buffer", CLNORM_OVERLAP)
         a->db = vec(f->sub, C);
         a->dw = vec(f->mem[B_PARENT], f->sub_origin / sizeof(float) + C + 1);
+        break;
+    CASE(58, "dx.buffer: CL_MEM_USE_HOST_PTR memory 2 bytes past an aligned address", CLNORM_MISALIGNED_HOST_PTR)
+        a->dx.buffer = f->host_odd;
         break;
     END_CASES(BWD_ERROR_CASES)
 }
