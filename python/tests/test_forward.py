@@ -159,6 +159,45 @@ def test_buffers_and_views(queue, context, rng):
     assert (out[untouched] == 0x7FC1).all()
 
 
+def aligned_host(nbytes, skew):
+    """A uint8 array of nbytes starting skew bytes past a 4096-byte boundary (kept alive by its base)."""
+    base = np.zeros(nbytes + skew + 4096, np.uint8)
+    start = (-base.ctypes.data) % 4096 + skew
+    return base[start:start + nbytes]
+
+
+@pytest.mark.parametrize("skew", [4, 36])
+def test_use_host_ptr_at_a_skew(queue, context, rng, skew):
+    """Buffers in the caller's memory (USE_HOST_PTR) at 4-byte but not 64-byte alignment: a CPU
+    device works in that memory, and the library must count the skew in its vector width."""
+    rows, cols = 64, 1024
+    x_host, x, w_host, w, b_host, b = make_inputs(rng, rows, cols, F32)
+    mf = cl.mem_flags
+    xm = aligned_host(x_host.nbytes, skew)
+    xm[:] = x_host.view(np.uint8).ravel()
+    ym = aligned_host(x_host.nbytes, 2 * skew)
+    ym[:] = 0xFF
+    xb = cl.Buffer(context, mf.READ_WRITE | mf.USE_HOST_PTR, hostbuf=xm)
+    yb = cl.Buffer(context, mf.READ_WRITE | mf.USE_HOST_PTR, hostbuf=ym)
+    wb = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=w_host)
+    bb = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b_host)
+    r = clnorm.layer_norm_forward(queue, clnorm.View(xb), clnorm.View(wb), clnorm.View(bb), out=clnorm.View(yb),
+                                  mean=False, rstd=False, shape=(rows, cols))
+    r.event.wait()
+    y = np.empty((rows, cols), np.float32)
+    cl.enqueue_copy(queue, y, yb)
+    check_forward(y, None, None, x, w, b, F32)
+
+
+def test_use_host_ptr_not_element_aligned(queue, context):
+    mf = cl.mem_flags
+    xm = aligned_host(4 * 64, 2)
+    xb = cl.Buffer(context, mf.READ_WRITE | mf.USE_HOST_PTR, hostbuf=xm)
+    with pytest.raises(clnorm.ClnormError) as info:
+        clnorm.layer_norm_forward(queue, clnorm.View(xb), shape=(4, 16))
+    assert info.value.name == "CLNORM_MISALIGNED_HOST_PTR" and "2 bytes past" in info.value.message
+
+
 def test_rows_zero(queue):
     r = clnorm.layer_norm_forward(queue, np.zeros((0, 16), np.float32), np.ones(16, np.float32))
     assert r.y.shape == (0, 16) and r.mean.shape == (0,)
