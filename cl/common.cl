@@ -58,8 +58,9 @@
  * cache): rows may start at any element and cols need not be a multiple of VEC. Vector accesses
  * then need element alignment only (below: "unaligned vector access"; on x86 an unaligned load
  * costs what an aligned one does unless it crosses a cache line); a row's first cols / VEC vectors
- * are taken as vectors and its last cols % VEC elements one at a time (TAIL_FOR below); local-memory
- * rows are LCOLS(cols) floats apart, whole vectors. Without it the host narrows VEC to what divides
+ * are taken as vectors and its last cols % VEC elements one at a time (TAIL_FOR below; output rows
+ * stored non-temporally are split at cache lines instead, OUT_HEAD below); local-memory rows are
+ * LCOLS(cols) floats apart, whole vectors. Without it the host narrows VEC to what divides
  * cols and every offset and stride, down to 1 element (PoCL, 2^26 elements: cols 1023 took 2-5
  * times as long as 1000). */
 #ifdef UNALIGNED
@@ -124,14 +125,20 @@
 /* UNALIGNED rows store their outputs' vectors from the row's first aligned element on (OUT_HEAD,
  * above), so those stores are aligned and can go around the cache; the address is tested all the
  * same (a non-temporal vector store at an unaligned address faults), and any other store is a
- * plain one */
+ * plain one. NT_STRICT (tests only, through CLNORM_BUILD_OPTIONS): no test, every vector store
+ * non-temporal, so that a peel that leaves a vector unaligned faults instead of quietly taking
+ * the plain store. */
+#ifdef NT_STRICT
+#define STORE_OUT(T, p, v) __builtin_nontemporal_store((v), (__global T *)(p))
+#else
 #define STORE_OUT(T, p, v)                                                                       \
     do {                                                                                         \
         if (((ulong)(p) & (sizeof(T) - 1)) == 0)                                                 \
             __builtin_nontemporal_store((v), (__global T *)(p));                                 \
-        else                                                                                            \
+        else                                                                                     \
             STORE_RAW(T, p, v);                                                                  \
     } while (0)
+#endif
 #define NT_FENCE() __asm__ volatile("sfence" ::: "memory")
 #else
 #define STORE_OUT(T, p, v) STORE_RAW(T, p, v)

@@ -64,7 +64,8 @@
  *     where an item's block of rows holds at least this many bytes of x, those prefetches go to
  *     L2 only; 0 = to L1 always; the CPU row's 4096), `fwd_rowwise_kib` (the forward's local row:
  *     y written row by row where the local row takes at most this many KiB, else vector by
- *     vector across the item's rows; 0 = always the latter; the CPU row's 16, up to 1048576), `unaligned_bytes` (CPU devices, the streaming one-item-per-row layout of
+ *     vector across the item's rows; 0 = always the latter; the CPU row's 16, up to 1048576;
+ *     rows with unaligned vectors always row by row), `unaligned_bytes` (CPU devices, the streaming one-item-per-row layout of
  *     the CPU row: where cols, an offset or a row stride would narrow the vectors below this many
  *     bytes, the table's width is kept, the vector accesses unaligned and each row's last cols %
  *     width elements taken one at a time; the CPU row's 16, 0 = never, up to 64; see `unaligned`
@@ -225,7 +226,8 @@
  *     16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows the effect of the shape keys (not of the `*_bfly_*` keys or of the
- *     mode keys `shfl`, `cvt`, `contig`, `perm`, `zext`, `x86bf16`, `packed`, `nt_kib` and `red_lanes`). A malformed value makes context creation fail with
+ *     mode keys `shfl`, `cvt`, `contig`, `perm`, `zext`, `x86bf16`, `packed`, `nt_kib`, `nt_unaligned_bytes`,
+ *     `nt_unaligned_row_bytes`, `pf_bytes`, `pf_l2_bytes`, `fwd_rowwise_kib` and `red_lanes`). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
  * @par Special values (IEEE arithmetic in fp32, tested in tests/test_hostile.c)
@@ -643,7 +645,11 @@ typedef struct clnorm_launch_info {
                                          the kernel keeps that width anyway: vector accesses at
                                          any element alignment, and each row's last cols %
                                          vector_width elements one at a time (the CPU row, table
-                                         key `unaligned_bytes`: one item per row, the row streamed);
+                                         key `unaligned_bytes`: one item per row, the row streamed;
+                                         where its outputs are stored non-temporally, keys
+                                         `nt_unaligned_bytes` and `nt_unaligned_row_bytes`, each
+                                         output row's elements before its first cache-line
+                                         boundary and after its last one, one at a time);
                                          0: every vector access is aligned, vector_width narrowed
                                          to what divides them (0.13 appended this field) */
     unsigned row_phase;             /**< where cols (or, in a real call, an offset or a row
