@@ -98,7 +98,12 @@
 #define OUT_NV(p, hd) (((long)cols - (hd)) / (long)(OUT_LINE / sizeof(*(p))) * (long)(OUT_LINE / sizeof(*(p)) / VEC))
 #define HEAD_FOR(e, hd) for (long e = 0; e < (hd); ++e)
 #define OUT_TAIL_FOR(e, p, hd) for (long e = (hd) + OUT_NV(p, hd) * VEC; e < (long)cols; ++e)
+/* a local row's vector at element e of an output row's loop: at any element */
+#define LDL(p, e) LDL_U(p, e)
 #else
+/* (an aligned vector where the loop has no head: e is a multiple of VEC; the unaligned type cost
+ * the bf16 backward's dx at cols 250 15 %, 18.6 -> 21.6 / 22.0 ms) */
+#define LDL(p, e) (*(__local floatv *)((p) + (e)))
 #define OUT_HEAD(p) 0L
 #define OUT_NV(p, hd) nv
 #define HEAD_FOR(e, hd) for (long e = 0; e < 0; ++e)
@@ -110,6 +115,7 @@
  * tail sums start at -0, the additive identity, so adding them folds away too) */
 #define TAIL_FOR(e) for (long e = 0; e < 0; ++e)
 /* (aligned rows: no head, the row's nv vectors, no tail) */
+#define LDL(p, e) (*(__local floatv *)((p) + (e)))
 #define OUT_HEAD(p) 0L
 #define OUT_NV(p, hd) nv
 #define HEAD_FOR(e, hd) for (long e = 0; e < 0; ++e)
@@ -251,7 +257,6 @@ typedef float rawv_f32_t, rawv_bf16_t, rawv_f16_t;
 #define cvr_f32(v) (v)
 #define cvr_bf16(v) (v)
 #define cvr_f16(v) (v)
-#define LDL(p, e) ((p)[e])
 #else
 /* uint vector holding VEC 16-bit elements (element 2j in the low half of word j) */
 #if VEC == 2
@@ -278,17 +283,15 @@ typedef uinth uinth_ua __attribute__((aligned(2)));
 inline void store_u_floatv(__global void *p, floatv v) { *(__global floatv_ua *)p = v; }
 inline void store_u_uinth(__global void *p, uinth v) { *(__global uinth_ua *)p = v; }
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv_ua *)(p + i); }
-/* a local row's vector at any element (the output rows' peeled loops, OUT_HEAD) */
-#define LDL(p, e) (*(__local floatv_ua *)((p) + (e)))
+/* a local row's vector at any element (LDL, the output rows' peeled loops) */
+#define LDL_U(p, e) (*(__local floatv_ua *)((p) + (e)))
 #else
 inline void store_u_floatv(__global void *p, floatv v) { CAT(vstore, VEC)(v, 0, (__global float *)p); }
 inline void store_u_uinth(__global void *p, uinth v) { CAT(vstore, VEC)(CAT(as_ushort, VN)(v), 0, (__global ushort *)p); }
 inline floatv ldw(const __global float *p, long i) { return CAT(vload, VEC)(0, p + i); }
-#define LDL(p, e) CAT(vload, VEC)(0, (p) + (e))
+#define LDL_U(p, e) CAT(vload, VEC)(0, (p) + (e))
 #endif
 #else
-/* (aligned rows: every local row vector is aligned) */
-#define LDL(p, e) (*(__local floatv *)((p) + (e)))
 /* raw vector access to fp32 data: the backward's workspace, which only our kernels read */
 inline floatv ldw(const __global float *p, long i) { return *(const __global floatv *)(p + i); }
 #endif
