@@ -307,7 +307,8 @@ extern "C" {
     X(CLNORM_INVALID_BUFFER, -10013, "a cl_mem is not a buffer of the context's cl_context")         \
     X(CLNORM_UNSUPPORTED_DEVICE, -10014, "the device lacks something the library needs (reserved)")  \
     X(CLNORM_INVALID_ENVIRONMENT, -10015, "an environment variable read by clnorm has an invalid value") \
-    X(CLNORM_MISALIGNED_HOST_PTR, -10016, "a CL_MEM_USE_HOST_PTR buffer's memory is not aligned to its elements")
+    X(CLNORM_MISALIGNED_HOST_PTR, -10016, "a CL_MEM_USE_HOST_PTR buffer's memory is not aligned to its elements") \
+    X(CLNORM_BUFFER_ACCESS, -10017, "an output's buffer is CL_MEM_READ_ONLY or an input's CL_MEM_WRITE_ONLY")
 
 /** The result of every call that can fail: #CLNORM_SUCCESS (0), a negative OpenCL error code
  * passed through unchanged (`CL_OUT_OF_RESOURCES`, `CL_INVALID_EVENT_WAIT_LIST`, ...), or one of
@@ -487,7 +488,9 @@ CLNORM_API const char *clnorm_context_last_error(const clnorm_context *ctx);
  * @return #CLNORM_SUCCESS, a validation error (#CLNORM_NULL_ARGUMENT, #CLNORM_NULL_BUFFER,
  *         #CLNORM_INVALID_SHAPE, #CLNORM_INVALID_STRIDE, #CLNORM_OUT_OF_BOUNDS,
  *         #CLNORM_INVALID_STATS_DTYPE, #CLNORM_INVALID_DTYPE, #CLNORM_INVALID_EPS, #CLNORM_OVERLAP,
- *         #CLNORM_INVALID_BUFFER, `CL_INVALID_EVENT_WAIT_LIST`), #CLNORM_BUILD_FAILED,
+ *         #CLNORM_INVALID_BUFFER, #CLNORM_MISALIGNED_HOST_PTR, #CLNORM_BUFFER_ACCESS (an output in a
+ *         CL_MEM_READ_ONLY buffer, an input in a CL_MEM_WRITE_ONLY one), `CL_INVALID_EVENT_WAIT_LIST`),
+ *         #CLNORM_BUILD_FAILED,
  *         #CLNORM_OUT_OF_HOST_MEMORY, or OpenCL's error from enqueueing. */
 CLNORM_API clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,
     const clnorm_matrix *x, const clnorm_vector *weight, const clnorm_vector *bias,

@@ -390,6 +390,8 @@ typedef struct clnorm_view {
     clnorm_dtype dtype;
     size_t offset, stride;          /* elements (stride resolved: 0 -> cols) */
     cl_mem root;                    /* the buffer a sub-buffer belongs to, or mem itself */
+    cl_mem_flags flags;             /* mem's CL_MEM_FLAGS (a sub-buffer's include the access
+                                       qualifiers it inherits) */
     size_t skew;                    /* elements: where the buffer's memory is the caller's
                                        (CL_MEM_USE_HOST_PTR: a CPU device works in it), how far
                                        its start is past an address aligned to the device's
@@ -408,6 +410,10 @@ clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, 
                                    bool required, size_t rows, size_t cols, clnorm_view *out);
 clnorm_status clnorm__check_vector(const clnorm_context *ctx, const char *name, const clnorm_vector *v,
                                    bool required, size_t len, bool stats, clnorm_view *out);
+/* Kernels write outputs and read inputs: an output's buffer must not be CL_MEM_READ_ONLY, nor an
+ * input's CL_MEM_WRITE_ONLY (either is undefined in a kernel). */
+clnorm_status clnorm__check_access(const clnorm_context *ctx, const clnorm_view *const *outs, int nout,
+                                   const clnorm_view *const *ins, int nin);
 /* Outputs must not overlap inputs or each other; alias_out/alias_in name one pair (indices, or -1)
  * that may instead be exactly the same view. */
 clnorm_status clnorm__check_overlaps(const clnorm_context *ctx, const clnorm_view *const *outs, int nout,

@@ -59,9 +59,15 @@ static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name,
      * device's, conservatively (a GPU may have copied it to memory of its own). */
     *skew_bytes = 0;
     void *host = NULL;
-    if (clGetMemObjectInfo(v->root, CL_MEM_FLAGS, sizeof flags, &flags, NULL) != CL_SUCCESS ||
-        ((flags & CL_MEM_USE_HOST_PTR) &&
-         clGetMemObjectInfo(v->root, CL_MEM_HOST_PTR, sizeof host, &host, NULL) != CL_SUCCESS))
+    /* (flags: the root buffer's, where the host-pointer flags are; v->flags: mem's own, with the
+     * access qualifiers a sub-buffer may narrow) */
+    bool ok = clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof v->flags, &v->flags, NULL) == CL_SUCCESS;
+    flags = v->flags;
+    if (ok && parent)
+        ok = clGetMemObjectInfo(v->root, CL_MEM_FLAGS, sizeof flags, &flags, NULL) == CL_SUCCESS;
+    if (ok && (flags & CL_MEM_USE_HOST_PTR))
+        ok = clGetMemObjectInfo(v->root, CL_MEM_HOST_PTR, sizeof host, &host, NULL) == CL_SUCCESS;
+    if (!ok)
         return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer: its flags or host pointer cannot be queried", name);
     if (flags & CL_MEM_USE_HOST_PTR) {
         const size_t align = ctx->info.base_align_bytes ? ctx->info.base_align_bytes : 128;
@@ -173,6 +179,20 @@ clnorm_status clnorm__check_vector(const clnorm_context *ctx, const char *name, 
     v->row_bytes = len * es;
     v->pitch = len * es;
     v->nrows = len ? 1 : 0;
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm__check_access(const clnorm_context *ctx, const clnorm_view *const *outs, int nout,
+                                   const clnorm_view *const *ins, int nin)
+{
+    for (int o = 0; o < nout; ++o)
+        if (outs[o]->present && (outs[o]->flags & CL_MEM_READ_ONLY))
+            return clnorm__fail(ctx, CLNORM_BUFFER_ACCESS, "%s.buffer is CL_MEM_READ_ONLY, but %s is an output", outs[o]->name,
+                                outs[o]->name);
+    for (int i = 0; i < nin; ++i)
+        if (ins[i]->present && (ins[i]->flags & CL_MEM_WRITE_ONLY))
+            return clnorm__fail(ctx, CLNORM_BUFFER_ACCESS, "%s.buffer is CL_MEM_WRITE_ONLY, but %s is an input", ins[i]->name,
+                                ins[i]->name);
     return CLNORM_SUCCESS;
 }
 

@@ -32,6 +32,8 @@ typedef struct efx {
     size_t sub_origin;  /* bytes */
     cl_mem foreign;     /* a buffer of another cl_context */
     cl_mem host_odd;    /* CL_MEM_USE_HOST_PTR memory 2 bytes past a 4096-byte boundary */
+    cl_mem ro, wo;      /* SH floats, CL_MEM_READ_ONLY / CL_MEM_WRITE_ONLY */
+    cl_mem sub_ro;      /* a CL_MEM_READ_ONLY sub-buffer of mem[B_PARENT], where sub is */
     void *host_mem;     /* ... its memory */
     cl_event done;      /* a completed user event, for the wait-list cases */
 } efx;
@@ -74,6 +76,12 @@ static void efx_setup(efx *f, uint64_t seed)
     f->host_odd = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, SH * sizeof(float),
                                  (char *)f->host_mem + 2, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_USE_HOST_PTR): %d", err);
+    f->ro = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, SH * sizeof(float), f->pattern[B_SHARED], &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_READ_ONLY): %d", err);
+    f->wo = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, SH * sizeof(float), NULL, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_WRITE_ONLY): %d", err);
+    f->sub_ro = clCreateSubBuffer(f->mem[B_PARENT], CL_MEM_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateSubBuffer (CL_MEM_READ_ONLY): %d", err);
     f->done = clCreateUserEvent(clctx, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
     CL_OK(clSetUserEventStatus(f->done, CL_COMPLETE));
@@ -106,6 +114,9 @@ static void efx_teardown(efx *f)
     }
     clReleaseMemObject(f->foreign);
     clReleaseMemObject(f->host_odd);
+    clReleaseMemObject(f->ro);
+    clReleaseMemObject(f->wo);
+    clReleaseMemObject(f->sub_ro);
     free(f->host_mem);
     clReleaseEvent(f->done);
 }
@@ -191,7 +202,7 @@ typedef struct expect {
     return e;
 
 /* ------------------------------------------------------------------------------------------ */
-#define FWD_ERROR_CASES 58
+#define FWD_ERROR_CASES 62
 
 static expect forward_error_case(int i, args *a, efx *f)
 {
@@ -304,10 +315,18 @@ static expect forward_error_case(int i, args *a, efx *f)
     CASE(57, "x.buffer: CL_MEM_USE_HOST_PTR memory 2 bytes past an aligned address", CLNORM_MISALIGNED_HOST_PTR)
         a->x.buffer = f->host_odd;
         break;
+    /* kernel access flags: writing a CL_MEM_READ_ONLY buffer or reading a CL_MEM_WRITE_ONLY one
+     * is undefined in a kernel */
+    CASE(58, "y.buffer CL_MEM_READ_ONLY", CLNORM_BUFFER_ACCESS) a->y.buffer = f->ro; break;
+    CASE(59, "rstd.buffer CL_MEM_READ_ONLY", CLNORM_BUFFER_ACCESS) a->rstd.buffer = f->ro; break;
+    CASE(60, "x.buffer CL_MEM_WRITE_ONLY", CLNORM_BUFFER_ACCESS) a->x.buffer = f->wo; break;
+    CASE(61, "y in a CL_MEM_READ_ONLY sub-buffer of a read-write buffer", CLNORM_BUFFER_ACCESS)
+        a->y = mat(f->sub_ro, 0, 0);
+        break;
     END_CASES(FWD_ERROR_CASES)
 }
 
-#define BWD_ERROR_CASES 59
+#define BWD_ERROR_CASES 63
 
 static expect backward_error_case(int i, args *a, efx *f)
 {
@@ -421,6 +440,10 @@ static expect backward_error_case(int i, args *a, efx *f)
     CASE(58, "dx.buffer: CL_MEM_USE_HOST_PTR memory 2 bytes past an aligned address", CLNORM_MISALIGNED_HOST_PTR)
         a->dx.buffer = f->host_odd;
         break;
+    CASE(59, "dx.buffer CL_MEM_READ_ONLY", CLNORM_BUFFER_ACCESS) a->dx.buffer = f->ro; break;
+    CASE(60, "dweight.buffer CL_MEM_READ_ONLY", CLNORM_BUFFER_ACCESS) a->dw.buffer = f->ro; break;
+    CASE(61, "dresidual.buffer CL_MEM_WRITE_ONLY", CLNORM_BUFFER_ACCESS) a->dres.buffer = f->wo; break;
+    CASE(62, "mean.buffer CL_MEM_WRITE_ONLY", CLNORM_BUFFER_ACCESS) a->mean.buffer = f->wo; break;
     END_CASES(BWD_ERROR_CASES)
 }
 
@@ -453,7 +476,7 @@ END_TEST
 
 /* ------------------------------------------------------------------------------------------ */
 /* Valid calls that look close to the errors above: all must succeed. */
-#define FWD_VALID_CASES 9
+#define FWD_VALID_CASES 10
 
 static expect forward_valid_case(int i, args *a, efx *f)
 {
@@ -494,6 +517,14 @@ static expect forward_valid_case(int i, args *a, efx *f)
     CASE(8, "x in the parent buffer before a sub-buffer holding y", CLNORM_SUCCESS)
         a->x = mat(f->mem[B_PARENT], f->sub_origin / sizeof(float) - RC, 0); /* ends where the sub-buffer begins */
         a->y = mat(f->sub, 0, 0);
+        break;
+    CASE(9, "x, weight and bias in a CL_MEM_READ_ONLY buffer, y, mean and rstd in a CL_MEM_WRITE_ONLY one", CLNORM_SUCCESS)
+        a->x = mat(f->ro, 0, 0);
+        a->w = vec(f->ro, RC);
+        a->b = vec(f->ro, RC + C);
+        a->y = mat(f->wo, 0, 0);
+        a->mean = vec(f->wo, RC);
+        a->rstd = vec(f->wo, RC + R);
         break;
     END_CASES(FWD_VALID_CASES)
 }
