@@ -88,7 +88,7 @@ int main(void)
     tcase_add_loop_test(tc, bf16_plan_edges, 0, 3 * (int)NCOLS);
     suite_add_tcase(s, tc);
     /* the row-phase cases where the device's plans take row phases (a bf16 backward of 1023
-     * dense columns, period 8 at 16-byte vectors): the gpu_shapes_phase variants; elsewhere
+     * dense columns, period 8 at 16-byte vectors): the gpu_shapes_phase_pipe variant; elsewhere
      * their odd widths and LAY_PHASE rows are the other suites' (CI time: the cases compile
      * kernels of their own in every variant) */
     /* (outside a test, so a context of its own, without ck_assert: where it or the plan fails,
