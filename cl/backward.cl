@@ -215,6 +215,9 @@ inline void colsweep_rows(ulong r, const ulong r1, const long k, const __global 
 /* the local row: x-hat and g of row i at (2i) * lc and (2i + 1) * lc, then the weight (lc = LCOLS(cols)) */
 #define XH_L(i, k) (*(__local floatv *)(lrow + (2 * (i)) * LCOLS(cols) + (k) * VEC))
 #define G_L(i, k) (*(__local floatv *)(lrow + (2 * (i) + 1) * LCOLS(cols) + (k) * VEC))
+/* (a vector at any element e: the dx pass's loop, common.cl's LDL) */
+#define XH_LE(i, e) LDL(lrow + (2 * (i)) * LCOLS(cols), e)
+#define G_LE(i, e) LDL(lrow + (2 * (i) + 1) * LCOLS(cols), e)
 /* (one element, e: UNALIGNED's tail) */
 #define XH_L1(i, e) lrow[(2 * (i)) * LCOLS(cols) + (e)]
 #define G_L1(i, e) lrow[(2 * (i) + 1) * LCOLS(cols) + (e)]
@@ -677,7 +680,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     const float g = has_w ? d * LD1(T_W, wr, e) : d;
 #endif
 #define DX1(e)                                                                                   \
-    {                                                                                              \
+    {                                                                                            \
         DX1_IN(e)                                                                                \
         float v = rs[i] * (g - a - xhat * c);                                                    \
         if (flags & BWD_DRES)                                                                    \
@@ -692,7 +695,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef LOCAL_ROW
                 __builtin_prefetch(xn + k * VEC);
                 __builtin_prefetch(dyn + k * VEC);
-                const floatv xhat = LDL(lrow + (2 * i) * LCOLS(cols), e), g = LDL(lrow + (2 * i + 1) * LCOLS(cols), e);
+                const floatv xhat = XH_LE(i, e), g = G_LE(i, e);
                 (void)xr;
                 (void)dyr;
 #else

@@ -31,6 +31,12 @@ clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, cons
     return CLNORM_SUCCESS;
 }
 
+/* the device's base address alignment in bytes (128 where it reported none) */
+static size_t base_align(const clnorm_context *ctx)
+{
+    return ctx->info.base_align_bytes ? ctx->info.base_align_bytes : 128;
+}
+
 /* Checks that mem is a buffer of ctx's cl_context, finds its root buffer and size (bytes), and
  * where its memory is the caller's (CL_MEM_USE_HOST_PTR), how far (bytes) its start lies past an
  * address aligned to the device's base alignment (*skew_bytes; 0 for the runtime's own memory,
@@ -69,10 +75,8 @@ static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name,
         ok = clGetMemObjectInfo(v->root, CL_MEM_HOST_PTR, sizeof host, &host, NULL) == CL_SUCCESS;
     if (!ok)
         return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer: its flags or host pointer cannot be queried", name);
-    if (flags & CL_MEM_USE_HOST_PTR) {
-        const size_t align = ctx->info.base_align_bytes ? ctx->info.base_align_bytes : 128;
-        *skew_bytes = (size_t)(((uintptr_t)host + origin) % align);
-    }
+    if (flags & CL_MEM_USE_HOST_PTR)
+        *skew_bytes = (size_t)(((uintptr_t)host + origin) % base_align(ctx));
     return CLNORM_SUCCESS;
 }
 
@@ -82,9 +86,9 @@ static clnorm_status set_skew(const clnorm_context *ctx, const char *name, size_
 {
     if (skew_bytes % es != 0)
         return clnorm__fail(ctx, CLNORM_MISALIGNED_HOST_PTR,
-                            "%s.buffer: its memory (CL_MEM_USE_HOST_PTR) starts %zu bytes past a %u-byte "
+                            "%s.buffer: its memory (CL_MEM_USE_HOST_PTR) starts %zu bytes past a %zu-byte "
                             "boundary, not a multiple of its %zu-byte elements",
-                            name, skew_bytes, ctx->info.base_align_bytes ? ctx->info.base_align_bytes : 128u, es);
+                            name, skew_bytes, base_align(ctx), es);
     v->skew = skew_bytes / es;
     return CLNORM_SUCCESS;
 }
