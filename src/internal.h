@@ -225,6 +225,10 @@ typedef struct clnorm_device_params {
                                every row: on the H200 its first version was faster in some
                                ops and slower in others (docs/PERFORMANCE.md, session 22), and
                                the current one is not yet measured there */
+    unsigned phase_skip;    /* with row_phase: the calls that keep the narrowed vectors all the
+                               same, a mask (params.c's phase_op_bit: the
+                               op, and whether every row tensor is 16-bit); tunable as
+                               `phase_skip`; 0: none */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in

@@ -259,6 +259,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"unaligned_bytes", &p->unaligned_bytes, 0, 64, false},
         {"nt_unaligned_bytes", &p->nt_unaligned_bytes, 0, 64, false},
         {"nt_unaligned_row_bytes", &p->nt_unaligned_row_bytes, 0, 1u << 30, false},
+        {"phase_skip", &p->phase_skip, 0, 1023, false},
     };
     const char *s = spec;
     while (*s) {
@@ -956,12 +957,22 @@ static size_t phase_period(size_t vec, size_t ld)
  * columns with the elements before them in their first vector and after them in their last),
  * if that plan keeps the row in registers (the kernels' only PHASE regime), and the grid rounded
  * to whole phase classes. Returns false (L untouched) where it does not apply. */
+/* The call's bit in the table's phase_skip: bit 0 the forward, 1 the backward with dweight/dbias,
+ * 2 the same with a residual gradient, 3 the backward with dx only, 4 the same with a residual
+ * gradient; 5 more where every row tensor is 16-bit (bits 5-9). */
+static unsigned phase_op_bit(bool backward, bool partials, bool has_dres, size_t max_elem)
+{
+    const unsigned op = !backward ? 0u : partials ? (has_dres ? 2u : 1u) : (has_dres ? 4u : 3u);
+    return 1u << (op + (max_elem == 2 ? 5u : 0u));
+}
+
 static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
                        size_t cols, size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld,
                        clnorm_launch *out)
 {
     /* (the table's GPU rows: CPU devices too under CLNORM_DEVICE_CLASS=gpu, as CI runs them) */
-    if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0)
+    if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0 ||
+        (ctx->params->phase_skip & phase_op_bit(backward, partials, has_dres, max_elem)))
         return false;
     /* (every call plans: where the alignment allows the table's width, nothing to do, without
      * planning twice more) */

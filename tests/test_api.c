@@ -1655,6 +1655,24 @@ START_TEST(plan_row_phase_rule)
                 ck_assert_uint_eq(plan_at(on, ops[o], c[i].period - 1, c[i].cols, c[i].dt).row_phase, 0);
         }
     }
+    /* phase_skip: bit o (0 forward, 1 backward, 2 with a residual gradient, 3 dx only, 4 dx only
+     * with a residual gradient), + 5 where every row tensor is 16-bit, keeps that call narrowed,
+     * and only that call */
+    for (unsigned bit = 0; bit < 10; ++bit) {
+        char tune[48];
+        snprintf(tune, sizeof tune, "phase=1,phase_skip=%u", 1u << bit);
+        clnorm_context *skip = class_context_with_tune("gpu", tune);
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
+            for (int sixteen = 0; sixteen < 2; ++sixteen) {
+                const clnorm_launch_info p = plan_of(skip, ops[o], 1023, sixteen ? CLNORM_BF16 : CLNORM_F32);
+                const bool skipped = bit == o + (sixteen ? 5u : 0u);
+                ck_assert_msg(skipped ? p.row_phase == 0 && p.vector_width == 1 : p.row_phase == (sixteen ? 8u : 4u),
+                              "phase_skip %u, op %d, 16-bit %d: row phase %u, width %u", 1u << bit, ops[o], sixteen,
+                              p.row_phase, p.vector_width);
+            }
+        }
+        clnorm_context_release(skip);
+    }
     /* the forward's row streams past the GPU row's register cache (512 items x 8 vectors): narrowed */
     const clnorm_launch_info s = plan_of(on, 0, 65537, CLNORM_F32);
     ck_assert(s.row_phase == 0 && s.vector_width == 1 && s.register_cache == 0);
