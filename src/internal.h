@@ -401,7 +401,8 @@ typedef struct clnorm_view {
                                        its start is past an address aligned to the device's
                                        base alignment; 0 otherwise. The kernels' vector
                                        accesses assume an aligned start, so the alignment
-                                       checks take offset + skew (layer_norm.c). */
+                                       checks take offset + skew as well as offset (a GPU
+                                       may work in an aligned copy; layer_norm.c). */
     size_t start, row_bytes, pitch; /* bytes in root */
     size_t nrows;
 } clnorm_view;

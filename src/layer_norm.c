@@ -118,10 +118,13 @@ static const char *token(const clnorm_view *v) { return v->present ? clnorm__dty
 
 static size_t elem(const clnorm_view *v) { return v->present ? clnorm__dtype_size(v->dtype) : 1; }
 
-/* A vector-accessed view's first element counted from an address of the device's base alignment
- * (its offset, plus the skew of a buffer in the caller's memory): what the vector width must
- * divide. 0 when absent. */
-static size_t aligned_at(const clnorm_view *v) { return v->present ? v->offset + v->skew : 0; }
+/* What the vector width must divide for a vector-accessed view (0 when absent): its first
+ * element counted from an address of the device's base alignment. That is its offset, and where
+ * its buffer is the caller's memory at a skew, offset + skew as well: a CPU device works in that
+ * memory (PoCL), a discrete GPU in an aligned copy of its own (NVIDIA: taking offset + skew alone
+ * there, session 23's first version, made float4 accesses at 12-byte addresses fault), and
+ * nothing says which, so the width must suit both. */
+static size_t aligned_at(const clnorm_view *v) { return v->present ? v->offset | (v->offset + v->skew) : 0; }
 
 /* 1 (which no row phase allows) where any view's buffer is the caller's memory at a skew: the
  * phase kernels derive each row's phase from the offsets alone */

@@ -61,8 +61,8 @@ static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name,
     v->start = origin; /* bytes; the view's offset is added by the caller */
     /* A buffer made with CL_MEM_USE_HOST_PTR may keep the caller's memory at the caller's
      * alignment (PoCL does: a float array 4 bytes past a 64-byte boundary made the kernels'
-     * aligned 64-byte vector accesses fault). Its host pointer's alignment is taken as the
-     * device's, conservatively (a GPU may have copied it to memory of its own). */
+     * aligned 64-byte vector accesses fault). A GPU may instead work in an aligned copy of its
+     * own, so the skew is an alternative, not a replacement (layer_norm.c's aligned_at). */
     *skew_bytes = 0;
     void *host = NULL;
     /* (flags: the root buffer's, where the host-pointer flags are; v->flags: mem's own, with the
