@@ -51,11 +51,11 @@
  *     `perm`), `packed` (each kernel's scalars in one vector argument instead of one argument
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
  *     NVIDIA row's 1), `phase` (GPUs: row phases, see `row_phase` in #clnorm_launch_info, 0 or 1;
- *     0 in every row until measured on a GPU), `phase_skip` (with `phase`: the calls that keep
+ *     the NVIDIA row's 1, the others' 0), `phase_skip` (with `phase`: the calls that keep
  *     the narrowed vectors all the same, a mask 0..1023: bit 0 the forward, 1 the backward with
  *     dweight/dbias, 2 the same with a residual gradient, 3 the backward with dx only, 4 the same
- *     with a residual gradient, each plus 5 (bits 5-9) where every row tensor is 16-bit; 0 in
- *     every row), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     with a residual gradient, each plus 5 (bits 5-9) where every row tensor is 16-bit; the
+ *     NVIDIA row's 995: phases for fp32 calls of ops 2, 3 and 4 only), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an
@@ -668,10 +668,11 @@ typedef struct clnorm_launch_info {
                                          one), each work-group one class, the grid a multiple of
                                          it; each row is read as aligned vectors from the one
                                          holding its first element, its first and last vector
-                                         element by element, the weight and bias as the two
-                                         aligned vectors holding each vector's columns, shifted
-                                         together, where their alignment is not the rows'. 0: off
-                                         (0.15 appended this field) */
+                                         element by element, the weight and bias element by
+                                         element where their alignment is not the rows'. The
+                                         NVIDIA row takes them for fp32 backward calls with a
+                                         residual gradient and for dx-only ones (table key
+                                         `phase_skip`). 0: off (0.15 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

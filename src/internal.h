@@ -221,10 +221,10 @@ typedef struct clnorm_device_params {
     bool row_phase;         /* GPUs, register-cache shapes: where alignment would narrow the
                                vectors but every row tensor has the same offset and row stride
                                modulo the table's width, keep the width and take the rows in
-                               phase classes (PHASE, common.cl); tunable as `phase`. Off in
-                               every row: on the H200 its first version was faster in some
-                               ops and slower in others (docs/PERFORMANCE.md, session 22), and
-                               the current one is not yet measured there */
+                               phase classes (PHASE, common.cl); tunable as `phase`. On in
+                               the NVIDIA row for the ops where it won (phase_skip below,
+                               params.c's NV_PHASE_SKIP; docs/PERFORMANCE.md, sessions 22
+                               and 24), off in the others */
     unsigned phase_skip;    /* with row_phase: the calls that keep the narrowed vectors all the
                                same, a mask (params.c's phase_op_bit: the
                                op, and whether every row tensor is 16-bit); tunable as

@@ -47,13 +47,23 @@
  * / 0.221 -> 0.249 / 0.209 / 0.214 ms, with the residual 0.510 / 0.279 / 0.276 -> 0.322 / 0.265 /
  * 0.266). Session 19: the pipelined forward's rows cached in fp32 also prefetch the block after
  * their next one into L2 from 12288 cols (bf16 16384: 0.146 -> 0.140 ms). */
+/* The NVIDIA row's row phases (PHASE, common.cl) only where they won at both odd widths measured:
+ * fp32 (32-bit-widest) calls of the backward with a residual gradient and of the dx-only backward.
+ * An H100 (session 24, fraction of the copy, narrowed -> phases): cols 1023 (131200 rows) fp32
+ * backward_res 0.76 -> 0.81, dx 0.69 -> 0.82, dx_res 0.78 -> 0.93; cols 4095 (32776 rows, the
+ * weight funnel then) backward_res 0.50 -> 0.90, dx 0.82 -> 0.81, dx_res 0.95 -> 0.92; and the
+ * H200 in session 22 (first version, 1023): 0.61 -> 0.67, 0.55 -> 0.70, 0.64 -> 0.82. Skipped:
+ * the forward (F32 0.92 -> 0.62 at 1023, BF16 0.51 -> 0.27), the fp32 backward with dweight/dbias
+ * (1023 0.69 -> 0.63, 4095 0.65 -> 0.78) and every all-16-bit call (BF16 backward 1023 0.23 ->
+ * 0.25 but 4095 0.37 -> 0.24, backward_res the other way round, dx and dx_res slower at both). */
+#define NV_PHASE_SKIP (1u | 2u | (31u << 5))
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
     /* NVIDIA GPUs: the H200's figures above */
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
-     .packed_args = true,
+     .packed_args = true, .row_phase = true, .phase_skip = NV_PHASE_SKIP,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,

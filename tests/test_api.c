@@ -1619,7 +1619,8 @@ START_TEST(plan_unaligned_rule)
 }
 END_TEST
 
-/* Row phases (table key phase, off by default): where cols would narrow the vectors, the GPU row
+/* Row phases (table keys phase and phase_skip; the NVIDIA row's fp32 backward with a residual
+ * gradient and dx-only calls by default): where cols would narrow the vectors, the GPU row
  * keeps the table's width (16 bytes) in register-cache plans, rows of one phase class width /
  * gcd(width, cols) apart (dense rows: the stride is cols), the grid in whole classes; not where
  * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, not where
@@ -1627,8 +1628,9 @@ END_TEST
 START_TEST(plan_row_phase_rule)
 {
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
-    clnorm_context *on = class_context_with_tune("gpu", "phase=1"), *off = class_context_with_tune("gpu", "phase=0"),
-                   *cpu = class_context_with_tune("cpu", "phase=1");
+    clnorm_context *on = class_context_with_tune("gpu", "phase=1,phase_skip=0"),
+                   *off = class_context_with_tune("gpu", "phase=0"),
+                   *cpu = class_context_with_tune("cpu", "phase=1,phase_skip=0");
     const struct {
         size_t cols;
         clnorm_dtype dt;

@@ -87,8 +87,8 @@ int main(void)
     tcase_add_loop_test(tc, backward_f32_activations_16bit_params, 0, 2 * (int)NCOLS);
     tcase_add_loop_test(tc, bf16_plan_edges, 0, 3 * (int)NCOLS);
     suite_add_tcase(s, tc);
-    /* the row-phase cases where the device's plans take row phases (a bf16 backward of 1023
-     * dense columns, period 8 at 16-byte vectors): the gpu_shapes_phase_pipe variant; elsewhere
+    /* the row-phase cases where the device's plans take row phases for some op (of 1023 dense
+     * columns, fp32 or bf16: the NVIDIA row, and the gpu_shapes_phase_pipe variant); elsewhere
      * their odd widths and LAY_PHASE rows are the other suites' (CI time: the cases compile
      * kernels of their own in every variant) */
     /* (outside a test, so a context of its own, without ck_assert: where it or the plan fails,
@@ -96,10 +96,15 @@ int main(void)
     clnorm_launch_info L = {0};
     clnorm_context *probe = NULL;
     clnorm_status st = clnorm_context_create(NULL, &probe);
-    if (st == CLNORM_SUCCESS)
-        st = clnorm_launch_plan(probe, 1, 4096, 1023, CLNORM_BF16, &L);
+    static const int probe_ops[] = {0, 1, 1 | CLNORM_PLAN_BACKWARD_RES, CLNORM_PLAN_BACKWARD_DX,
+                                    CLNORM_PLAN_BACKWARD_DX | CLNORM_PLAN_BACKWARD_RES};
+    int phased = 0;
+    for (size_t i = 0; st == CLNORM_SUCCESS && !phased && i < 2 * sizeof probe_ops / sizeof probe_ops[0]; ++i) {
+        st = clnorm_launch_plan(probe, probe_ops[i / 2], 4096, 1023, i % 2 ? CLNORM_BF16 : CLNORM_F32, &L);
+        phased = L.row_phase != 0;
+    }
     clnorm_context_release(probe);
-    if (st != CLNORM_SUCCESS || L.row_phase) {
+    if (st != CLNORM_SUCCESS || phased) {
         tc = tcase_create("row_phase");
         tcase_set_timeout(tc, 600);
         tcase_add_loop_test(tc, row_phase, 0, 2 * (int)(NPHASE * DT_COUNT));
