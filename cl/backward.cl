@@ -374,6 +374,20 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     /* the rows dx's pass prefetches: pf_ahead rows ahead (whole blocks), at least PF_BYTES of x */
     const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPW * RPI;
 #endif
+#if defined(PHASE) && NCACHE > 0
+    /* (PHASE: the weight at this item's columns is the same in every row of the group's phase
+     * class, and where its phase is not the rows' it is read element by element: read once, kept
+     * in registers; 1 where there is none) */
+    floatv wc[NCACHE];
+#pragma unroll
+    for (int j = 0; j < NCACHE; ++j) {
+        const long k = lane + (long)j * TPR;
+        wc[j] = has_w && k < nv ? PWV(T_W, wr, w_sh, k) : (floatv)1.0f;
+    }
+#define BWD_WV(j, k) wc[j]
+#else
+#define BWD_WV(j, k) PWV(T_W, wr, w_sh, k)
+#endif
     for (ulong blk = PH_BLOCKS_FIRST(nblocks); blk < blk_end; blk += PH_BLOCKS_STEP()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
@@ -418,7 +432,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         for (int j = 0; j < NCACHE; ++j) {
             const long k = lane + (long)j * TPR;
             if (k < nv) {
-                const floatv wv = has_w ? PWV(T_W, wr, w_sh, k) : (floatv)1.0f;
+                const floatv wv = has_w ? BWD_WV(j, k) : (floatv)1.0f;
 #pragma unroll
                 for (int i = 0; i < RPI; ++i) {
                     const floatv d = CD_CV(dc[i][j]);
@@ -608,7 +622,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef CACHE_RAW
                     const floatv d = CD_CV(dc[i][j]);
                     const floatv xhat = (CX_CV(xc[i][j]) - mu[i]) * rs[i];
-                    const floatv g = has_w ? d * PWV(T_W, wr, w_sh, k) : d;
+                    const floatv g = has_w ? d * BWD_WV(j, k) : d;
 #else
                     const floatv xhat = xc[i][j], g = dc[i][j];
 #endif

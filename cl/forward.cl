@@ -387,6 +387,23 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
     }
 #endif
+#ifdef PHASE
+    /* (PHASE: the weight and bias at this item's columns are the same in every row of the group's
+     * phase class, and where their phase is not the rows' they are read element by element: read
+     * once, kept in registers) */
+    floatv wc[NCACHE], bc[NCACHE];
+#pragma unroll
+    for (int j = 0; j < NCACHE; ++j) {
+        const long k = lane + (long)j * TPR;
+        wc[j] = (flags & FWD_WEIGHT) && k < nv ? PWV(T_W, wr, w_sh, k) : (floatv)1.0f;
+        bc[j] = (flags & FWD_BIAS) && k < nv ? PWV(T_B, br, b_sh, k) : (floatv)0.0f;
+    }
+#define FWD_WV(j, k) wc[j]
+#define FWD_BV(j, k) bc[j]
+#else
+#define FWD_WV(j, k) PWV(T_W, wr, w_sh, k)
+#define FWD_BV(j, k) PWV(T_B, br, b_sh, k)
+#endif
     for (ulong blk = PH_BLOCKS_FIRST(nblocks); blk < blk_end; blk += PH_BLOCKS_STEP()) {
         const ulong row = PH_ROW(blk * RPW + lid / TPR);
         const bool valid = row < rows;
@@ -554,9 +571,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 if (k < nv) {
                     floatv v = (XC(j) - dmean) * rs;
                     if (flags & FWD_WEIGHT)
-                        v *= PWV(T_W, wr, w_sh, k);
+                        v *= FWD_WV(j, k);
                     if (flags & FWD_BIAS)
-                        v += PWV(T_B, br, b_sh, k);
+                        v += FWD_BV(j, k);
                     PSTV(T_Y, yr, k, v)
                 }
             }
