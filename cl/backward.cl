@@ -377,14 +377,14 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #if defined(PHASE) && NCACHE > 0
     /* (PHASE: the weight at this item's columns is the same in every row of the group's phase
      * class, and where its phase is not the rows' it is read element by element: read once, kept
-     * in registers; 1 where there is none) */
-    floatv wc[NCACHE];
+     * in registers, as stored) */
+    RAWV(T_W) wc[NCACHE];
 #pragma unroll
     for (int j = 0; j < NCACHE; ++j) {
         const long k = lane + (long)j * TPR;
-        wc[j] = has_w && k < nv ? PWV(T_W, wr, w_sh, k) : (floatv)1.0f;
+        wc[j] = has_w && k < nv ? PWR(T_W, wr, w_sh, k) : (RAWV(T_W))0;
     }
-#define BWD_WV(j, k) wc[j]
+#define BWD_WV(j, k) CVR(T_W, wc[j])
 #else
 #define BWD_WV(j, k) PWV(T_W, wr, w_sh, k)
 #endif

@@ -602,6 +602,14 @@ inline floatv ph_funnel(floatv a, floatv b, int s)
                 return ph_funnel(LDV(t, wb, c0 - sh), LDV(t, wb, c0 - sh + VEC), sh);                   \
         }                                                                                               \
         return CAT(ph_ldv_, t)(wb, k, h, n);                                                            \
+    }                                                                                                   \
+    /* (the same as stored, without the funnel: the kernels' weight and bias caches) */                \
+    inline RAWV(t) CAT(ph_wr_, t)(const __global STORAGE(t) *wb, long k, long h, long n, int sh)         \
+    {                                                                                                   \
+        const long c0 = k * VEC - h;                                                                    \
+        if (sh == 0 && c0 >= 0 && c0 + VEC <= n)                                                        \
+            return LDR(t, wb, c0);                                                                      \
+        return CAT(ph_ldr_, t)(wb, k, h, n);                                                            \
     }
 /* (PH_FUNNEL, through CLNORM_BUILD_OPTIONS, for A/B: the funnel on; off by default, element by
  * element: an H100, cols 1023, 131200 rows, fraction of the copy, funnel -> elements: F32
@@ -644,6 +652,7 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 /* the weight or bias (wb: its first column) at the columns of frame vector k (ph_wv; sh: its
  * phase against the rows') */
 #define PWV(t, wb, sh, k) CAT(ph_wv_, t)(wb, k, ph_h, (long)cols, sh)
+#define PWR(t, wb, sh, k) CAT(ph_wr_, t)(wb, k, ph_h, (long)cols, sh)
 #define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
 /* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class).
  * The period is a power of two: shifts and masks, not 64-bit divisions (tens of instructions

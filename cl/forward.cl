@@ -390,16 +390,17 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #ifdef PHASE
     /* (PHASE: the weight and bias at this item's columns are the same in every row of the group's
      * phase class, and where their phase is not the rows' they are read element by element: read
-     * once, kept in registers) */
-    floatv wc[NCACHE], bc[NCACHE];
+     * once, kept in registers as stored) */
+    RAWV(T_W) wc[NCACHE];
+    RAWV(T_B) bc[NCACHE];
 #pragma unroll
     for (int j = 0; j < NCACHE; ++j) {
         const long k = lane + (long)j * TPR;
-        wc[j] = (flags & FWD_WEIGHT) && k < nv ? PWV(T_W, wr, w_sh, k) : (floatv)1.0f;
-        bc[j] = (flags & FWD_BIAS) && k < nv ? PWV(T_B, br, b_sh, k) : (floatv)0.0f;
+        wc[j] = (flags & FWD_WEIGHT) && k < nv ? PWR(T_W, wr, w_sh, k) : (RAWV(T_W))0;
+        bc[j] = (flags & FWD_BIAS) && k < nv ? PWR(T_B, br, b_sh, k) : (RAWV(T_B))0;
     }
-#define FWD_WV(j, k) wc[j]
-#define FWD_BV(j, k) bc[j]
+#define FWD_WV(j, k) CVR(T_W, wc[j])
+#define FWD_BV(j, k) CVR(T_B, bc[j])
 #else
 #define FWD_WV(j, k) PWV(T_W, wr, w_sh, k)
 #define FWD_BV(j, k) PWV(T_B, br, b_sh, k)
