@@ -55,7 +55,8 @@
  *     the narrowed vectors all the same, a mask 0..1023: bit 0 the forward, 1 the backward with
  *     dweight/dbias, 2 the same with a residual gradient, 3 the backward with dx only, 4 the same
  *     with a residual gradient, each plus 5 (bits 5-9) where every row tensor is 16-bit; the
- *     NVIDIA row's 995: phases for fp32 calls of ops 2, 3 and 4 only), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     NVIDIA row's 801: phases for every backward call but the all-16-bit dx-only ones, and for
+ *     no forward), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an
@@ -670,9 +671,9 @@ typedef struct clnorm_launch_info {
                                          holding its first element, its first and last vector
                                          element by element, the weight and bias element by
                                          element where their alignment is not the rows'. The
-                                         NVIDIA row takes them for fp32 backward calls with a
-                                         residual gradient and for dx-only ones (table key
-                                         `phase_skip`). 0: off (0.15 appended this field) */
+                                         NVIDIA row takes them for backward calls but the
+                                         all-16-bit dx-only ones (table key `phase_skip`).
+                                         0: off (0.15 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -222,7 +222,7 @@ typedef struct clnorm_device_params {
                                vectors but every row tensor has the same offset and row stride
                                modulo the table's width, keep the width and take the rows in
                                phase classes (PHASE, common.cl); tunable as `phase`. On in
-                               the NVIDIA row for the ops where it won (phase_skip below,
+                               the NVIDIA row for the calls where it won (phase_skip below,
                                params.c's NV_PHASE_SKIP; docs/PERFORMANCE.md, sessions 22
                                and 24), off in the others */
     unsigned phase_skip;    /* with row_phase: the calls that keep the narrowed vectors all the

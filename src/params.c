@@ -47,16 +47,17 @@
  * / 0.221 -> 0.249 / 0.209 / 0.214 ms, with the residual 0.510 / 0.279 / 0.276 -> 0.322 / 0.265 /
  * 0.266). Session 19: the pipelined forward's rows cached in fp32 also prefetch the block after
  * their next one into L2 from 12288 cols (bf16 16384: 0.146 -> 0.140 ms). */
-/* The NVIDIA row's row phases (PHASE, common.cl) only where they won at both odd widths measured:
- * fp32 (32-bit-widest) calls of the backward with a residual gradient and of the dx-only backward.
- * An H100 (session 24, fraction of the copy, narrowed -> phases): cols 1023 (131200 rows) fp32
- * backward_res 0.76 -> 0.81, dx 0.69 -> 0.82, dx_res 0.78 -> 0.93; cols 4095 (32776 rows, the
- * weight funnel then) backward_res 0.50 -> 0.90, dx 0.82 -> 0.81, dx_res 0.95 -> 0.92; and the
- * H200 in session 22 (first version, 1023): 0.61 -> 0.67, 0.55 -> 0.70, 0.64 -> 0.82. Skipped:
- * the forward (F32 0.92 -> 0.62 at 1023, BF16 0.51 -> 0.27), the fp32 backward with dweight/dbias
- * (1023 0.69 -> 0.63, 4095 0.65 -> 0.78) and every all-16-bit call (BF16 backward 1023 0.23 ->
- * 0.25 but 4095 0.37 -> 0.24, backward_res the other way round, dx and dx_res slower at both). */
-#define NV_PHASE_SKIP (1u | 2u | (31u << 5))
+/* The NVIDIA row's row phases (PHASE, common.cl) for the backward: every fp32 (32-bit-widest)
+ * backward call, and all-16-bit ones with dweight/dbias. The H200, session 24, final code,
+ * fraction of the copy, narrowed -> phases, cols 1023 (131200 rows) / 4095 (32776 rows): F32
+ * backward 0.549 -> 0.520 / 0.509 -> 0.706, backward_res 0.609 -> 0.552 / 0.380 -> 0.692, dx
+ * 0.549 -> 0.746 / 0.684 -> 0.721, dx_res 0.643 -> 0.863 / 0.819 -> 0.842; BF16 backward 0.163
+ * -> 0.275 / 0.278 -> 0.292, backward_res 0.141 -> 0.139 / 0.185 -> 0.320. Skipped: the forward
+ * (F32 0.749 -> 0.370 / 0.687 -> 0.362, BF16 0.366 -> 0.172 / 0.315 -> 0.161, with the weight
+ * and bias in registers) and the all-16-bit dx-only calls (BF16 dx 0.281 -> 0.226 / 0.319 ->
+ * 0.249, dx_res 0.271 -> 0.248 / 0.292 -> 0.254). An H100 (run 1, the first weight access)
+ * agreed but for BF16 at 4095. */
+#define NV_PHASE_SKIP (1u | (1u << 5) | (1u << 8) | (1u << 9))
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {

@@ -1619,8 +1619,8 @@ START_TEST(plan_unaligned_rule)
 }
 END_TEST
 
-/* Row phases (table keys phase and phase_skip; the NVIDIA row's fp32 backward with a residual
- * gradient and dx-only calls by default): where cols would narrow the vectors, the GPU row
+/* Row phases (table keys phase and phase_skip; by default the NVIDIA row's backward calls but
+ * the all-16-bit dx-only ones): where cols would narrow the vectors, the GPU row
  * keeps the table's width (16 bytes) in register-cache plans, rows of one phase class width /
  * gcd(width, cols) apart (dense rows: the stride is cols), the grid in whole classes; not where
  * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, not where
