@@ -200,6 +200,13 @@ typedef struct clnorm_op_params {
                                items per row instead (at most the device's work-group limit and
                                the row's vectors rounded up to a power of two; 0: the derived
                                count) */
+    unsigned phase_groups;  /* forward in row phases (PHASE): a persistent grid of this many
+                               groups per compute unit, in whole phase classes, so that each
+                               group reads its weight and bias (element by element where
+                               misaligned) once for many rows; 0: one row block per group, as
+                               the plan has it. For an A/B on a GPU (session 24: the phased
+                               forward at cols 1023 took one row per group and lost half the
+                               narrowed one's speed); 0 in every row */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -271,6 +271,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_unaligned_bytes", &p->nt_unaligned_bytes, 0, 64, false},
         {"nt_unaligned_row_bytes", &p->nt_unaligned_row_bytes, 0, 1u << 30, false},
         {"phase_skip", &p->phase_skip, 0, 1023, false},
+        {"fwd_phase_groups", &p->fwd.phase_groups, 0, 64, false},
     };
     const char *s = spec;
     while (*s) {
@@ -1021,6 +1022,15 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
                      per_group = 2 * (size_t)L.rpw * cols * sizeof(float);
         if (g > cap / per_group)
             g = cap / per_group / p * p;
+    }
+    if (!backward && ctx->params->fwd.phase_groups) {
+        /* (fwd_phase_groups: persistent, the weight and bias read once per group; a grid that
+         * is not a multiple of the period would leave classes without a group) */
+        const size_t cap = (size_t)ctx->info.compute_units * ctx->params->fwd.phase_groups / p * p;
+        if (g > cap) {
+            g = cap;
+            L.persistent = true;
+        }
     }
     L.groups = g < p ? p : g;
     *out = L;

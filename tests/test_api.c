@@ -1675,6 +1675,24 @@ START_TEST(plan_row_phase_rule)
         }
         clnorm_context_release(skip);
     }
+    /* fwd_phase_groups: the phased forward on a persistent grid of that many groups per compute
+     * unit, in whole phase classes (at least one group per class) */
+    {
+        clnorm_context *pg = class_context_with_tune("gpu", "phase=1,phase_skip=0,fwd_phase_groups=3");
+        cl_uint cu = 0;
+        CL_OK(clGetDeviceInfo(clnorm_context_device(pg), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL));
+        for (int sixteen = 0; sixteen < 2; ++sixteen) {
+            const clnorm_launch_info a = plan_at(on, 0, 65536, 1023, sixteen ? CLNORM_BF16 : CLNORM_F32),
+                                     b = plan_at(pg, 0, 65536, 1023, sixteen ? CLNORM_BF16 : CLNORM_F32);
+            const unsigned p = sixteen ? 8u : 4u;
+            const size_t cap = (size_t)cu * 3 / p * p;
+            ck_assert(a.row_phase == p && b.row_phase == p);
+            ck_assert_uint_eq(b.work_groups, cap < a.work_groups ? (cap < p ? p : cap) : a.work_groups);
+            ck_assert_uint_eq(b.work_groups % p, 0);
+            ck_assert(a.work_groups > b.work_groups);
+        }
+        clnorm_context_release(pg);
+    }
     /* the forward's row streams past the GPU row's register cache (512 items x 8 vectors): narrowed */
     const clnorm_launch_info s = plan_of(on, 0, 65537, CLNORM_F32);
     ck_assert(s.row_phase == 0 && s.vector_width == 1 && s.register_cache == 0);
