@@ -255,7 +255,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
 #ifdef PHASE
     /* the vectors of a row's frame (common.cl) */
     const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
-    /* the weight's phase against the rows' (common.cl, ph_wv) */
+    /* the weight's phase against the rows' (common.cl, ph_wr) */
     const int w_sh = (int)((w_off + VEC - ph_h) % VEC);
 #else
     const long nv = (long)(cols / VEC);

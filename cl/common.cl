@@ -491,8 +491,7 @@ inline void stv_f16(__global half *p, long i, floatv v)
  * (all but the first and the last) are plain aligned accesses; the first and the last go element
  * by element over their columns inside the row (loads give 0 outside it, stores leave it alone),
  * and PH_KEEP zeroes their outside lanes in every sum. The weight and bias, whose phase is their
- * own, are read as their two aligned vectors that hold a frame vector's columns, shifted together
- * (ph_wv). */
+ * own, are read once per work-group at each item's frame columns (ph_wr). */
 #ifdef PHASE
 #if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
 #error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
@@ -563,47 +562,22 @@ inline uinth ph_ldr_f16(const __global half *row, long k, long h, long n)
 /* v with its lanes outside the row (columns < 0 or >= n) set to 0 */
 #if VEC == 2
 #define PH_LANE_IDS (int2)(0, 1)
-#define PH_ULANE_IDS (uint2)(0, 1)
 #elif VEC == 4
 #define PH_LANE_IDS (int4)(0, 1, 2, 3)
-#define PH_ULANE_IDS (uint4)(0, 1, 2, 3)
 #elif VEC == 8
 #define PH_LANE_IDS (int8)(0, 1, 2, 3, 4, 5, 6, 7)
-#define PH_ULANE_IDS (uint8)(0, 1, 2, 3, 4, 5, 6, 7)
 #else
 #define PH_LANE_IDS (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-#define PH_ULANE_IDS (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 #endif
-/* lanes s .. VEC-1 of a, then 0 .. s-1 of b (s < VEC; each case a constant shuffle, and s is the
- * same for every item of a group: no divergence) */
-inline floatv ph_funnel(floatv a, floatv b, int s)
-{
-    switch (s) {
-#define PH_FUNNEL_CASE(l, c) case l: return shuffle2(a, b, PH_ULANE_IDS + (uintv)(l));
-        PH_EACH(PH_FUNNEL_CASE)
-#undef PH_FUNNEL_CASE
-    }
-    return a;
-}
-/* The weight or bias (wb: its first column) at the columns of frame vector k; sh: where its
- * phase is not the rows', how far its aligned vectors are ahead of the frame's ((w_off - h) mod
- * VEC, the same for the whole group). Inside the row: one aligned vector where sh is 0, else
- * element by element (with PH_FUNNEL, below, the two aligned vectors that hold the columns,
- * shifted together: ph_funnel; both must lie within the weight's n elements); the frame's first
- * and last vectors element by element. */
+/* The weight or bias (wb: its first column) at the columns of frame vector k, as stored; sh:
+ * where its phase is not the rows', how far its aligned vectors are ahead of the frame's ((w_off
+ * - h) mod VEC, the same for the whole group). One aligned vector where sh is 0 inside the row,
+ * else element by element. The kernels read these once per work-group (an item's columns are the
+ * same in every row of its group's class) and keep them in registers. (Session 22 shifted the two
+ * aligned vectors holding the columns together, a shuffle per vector of every row; element by
+ * element won in every op on an H100 in session 24, e.g. the F32 forward at 1023 0.39 -> 0.62 of
+ * the copy, and the funnel is gone.) */
 #define DEFINE_PH_W(t)                                                                                  \
-    inline floatv CAT(ph_wv_, t)(const __global STORAGE(t) *wb, long k, long h, long n, int sh)          \
-    {                                                                                                   \
-        const long c0 = k * VEC - h;                                                                    \
-        if (c0 >= 0 && c0 + VEC <= n) {                                                                 \
-            if (sh == 0)                                                                                \
-                return LDV(t, wb, c0);                                                                  \
-            if (PH_FUNNEL_ON && c0 - sh + 2 * VEC <= n)                                                 \
-                return ph_funnel(LDV(t, wb, c0 - sh), LDV(t, wb, c0 - sh + VEC), sh);                   \
-        }                                                                                               \
-        return CAT(ph_ldv_, t)(wb, k, h, n);                                                            \
-    }                                                                                                   \
-    /* (the same as stored, without the funnel: the kernels' weight and bias caches) */                \
     inline RAWV(t) CAT(ph_wr_, t)(const __global STORAGE(t) *wb, long k, long h, long n, int sh)         \
     {                                                                                                   \
         const long c0 = k * VEC - h;                                                                    \
@@ -611,15 +585,6 @@ inline floatv ph_funnel(floatv a, floatv b, int s)
             return LDR(t, wb, c0);                                                                      \
         return CAT(ph_ldr_, t)(wb, k, h, n);                                                            \
     }
-/* (PH_FUNNEL, through CLNORM_BUILD_OPTIONS, for A/B: the funnel on; off by default, element by
- * element: an H100, cols 1023, 131200 rows, fraction of the copy, funnel -> elements: F32
- * forward 0.39 -> 0.62, backward with the residual gradient 0.66 -> 0.81, dx 0.81 -> 0.82; BF16
- * forward 0.18 -> 0.27, the others even or better by elements; session 24) */
-#ifdef PH_FUNNEL
-#define PH_FUNNEL_ON 1
-#else
-#define PH_FUNNEL_ON 0
-#endif
 DEFINE_PH_W(f32)
 DEFINE_PH_W(bf16)
 DEFINE_PH_W(f16)
@@ -649,9 +614,8 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
         else                                                                                            \
             CAT(ph_stv_, t)(row, k, ph_h, (long)cols, v);                                               \
     }
-/* the weight or bias (wb: its first column) at the columns of frame vector k (ph_wv; sh: its
- * phase against the rows') */
-#define PWV(t, wb, sh, k) CAT(ph_wv_, t)(wb, k, ph_h, (long)cols, sh)
+/* the weight or bias (wb: its first column) at the columns of frame vector k, as stored (ph_wr;
+ * sh: its phase against the rows') */
 #define PWR(t, wb, sh, k) CAT(ph_wr_, t)(wb, k, ph_h, (long)cols, sh)
 #define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
 /* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class).
@@ -671,6 +635,7 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 #define PLDV(t, row, k) LDV(t, row, (k) * VEC)
 #define PLDR(t, row, k) LDR(t, row, (k) * VEC)
 #define PSTV(t, row, k, v) STV(t, row, (k) * VEC, v);
+/* (without PHASE: the weight or bias vector k, aligned) */
 #define PWV(t, wb, sh, k) LDV(t, wb, (k) * VEC)
 #define PH_KEEP(k, v) (v)
 #define PH_ROW(i) (i)

@@ -130,7 +130,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #ifdef PHASE
     /* the vectors of a row's frame (common.cl) */
     const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
-    /* the weight's / bias's phase against the rows' (common.cl, ph_wv) */
+    /* the weight's / bias's phase against the rows' (common.cl, ph_wr) */
     const int w_sh = (int)((w_off + VEC - ph_h) % VEC), b_sh = (int)((b_off + VEC - ph_h) % VEC);
 #else
     const long nv = (long)(cols / VEC);
