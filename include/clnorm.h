@@ -54,7 +54,8 @@
  *     the NVIDIA row's 1, the others' 0), `phase_skip` (with `phase`: the calls that keep
  *     the narrowed vectors all the same, a mask 0..1023: bit 0 the forward, 1 the backward with
  *     dweight/dbias, 2 the same with a residual gradient, 3 the backward with dx only, 4 the same
- *     with a residual gradient, each plus 5 (bits 5-9) where every row tensor is 16-bit; the
+ *     with a residual gradient, each plus 5 (bits 5-9) in all-16-bit calls (every tensor of
+ *     the call 16-bit, weight and bias included: a bf16 row with an fp32 weight is not); the
  *     NVIDIA row's 801: phases for every backward call but the all-16-bit dx-only ones, and for
  *     no forward), `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
  *     work-groups per compute unit, each group then reading its weight and bias once for many

@@ -51,7 +51,7 @@
  * backward call, and all-16-bit ones with dweight/dbias. The H200, session 24, final code,
  * fraction of the copy, narrowed -> phases, cols 1023 (131200 rows) / 4095 (32776 rows): F32
  * backward 0.549 -> 0.520 / 0.509 -> 0.706, backward_res 0.609 -> 0.552 / 0.380 -> 0.692, dx
- * 0.549 -> 0.746 / 0.684 -> 0.721, dx_res 0.643 -> 0.863 / 0.819 -> 0.842; BF16 backward 0.163
+ * 0.549 -> 0.741 / 0.684 -> 0.723, dx_res 0.643 -> 0.862 / 0.819 -> 0.845; BF16 backward 0.163
  * -> 0.275 / 0.278 -> 0.292, backward_res 0.141 -> 0.139 / 0.185 -> 0.320. Skipped: the forward
  * (F32 0.749 -> 0.370 / 0.687 -> 0.362, BF16 0.366 -> 0.172 / 0.315 -> 0.161, with the weight
  * and bias in registers) and the all-16-bit dx-only calls (BF16 dx 0.281 -> 0.226 / 0.319 ->
@@ -971,7 +971,8 @@ static size_t phase_period(size_t vec, size_t ld)
  * to whole phase classes. Returns false (L untouched) where it does not apply. */
 /* The call's bit in the table's phase_skip: bit 0 the forward, 1 the backward with dweight/dbias,
  * 2 the same with a residual gradient, 3 the backward with dx only, 4 the same with a residual
- * gradient; 5 more where every row tensor is 16-bit (bits 5-9). */
+ * gradient; 5 more in all-16-bit calls (bits 5-9; max_elem: the widest of all the call's
+ * tensors, weight and bias included, as for the plan's width). */
 static unsigned phase_op_bit(bool backward, bool partials, bool has_dres, size_t max_elem)
 {
     const unsigned op = !backward ? 0u : partials ? (has_dres ? 2u : 1u) : (has_dres ? 4u : 3u);
