@@ -233,9 +233,8 @@ typedef struct clnorm_device_params {
                                params.c's NV_PHASE_SKIP; docs/PERFORMANCE.md, sessions 22
                                and 24), off in the others */
     unsigned phase_skip;    /* with row_phase: the calls that keep the narrowed vectors all the
-                               same, a mask (params.c's phase_op_bit: the
-                               op, and whether the call is all-16-bit, weight and bias
-                               included); tunable as
+                               same, a mask (params.c's phase_op_bit: the op, and whether the
+                               call is all-16-bit, weight and bias included); tunable as
                                `phase_skip`; 0: none */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */

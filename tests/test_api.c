@@ -1658,8 +1658,8 @@ START_TEST(plan_row_phase_rule)
         }
     }
     /* phase_skip: bit o (0 forward, 1 backward, 2 with a residual gradient, 3 dx only, 4 dx only
-     * with a residual gradient), + 5 where every row tensor is 16-bit, keeps that call narrowed,
-     * and only that call */
+     * with a residual gradient), + 5 in all-16-bit calls, keeps that call narrowed, and only
+     * that call */
     for (unsigned bit = 0; bit < 10; ++bit) {
         char tune[48];
         snprintf(tune, sizeof tune, "phase=1,phase_skip=%u", 1u << bit);
