@@ -387,10 +387,12 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
     }
 #endif
-#ifdef PHASE
-    /* (PHASE: the weight and bias at this item's columns are the same in every row of the group's
-     * phase class, and where their phase is not the rows' they are read element by element: read
-     * once, kept in registers as stored) */
+#if defined(PHASE) && defined(PH_WCACHE)
+    /* (PHASE on a persistent grid (PH_WCACHE, host-set): the weight and bias at this item's
+     * columns are the same in every row of the group's phase class, and where their phase is not
+     * the rows' they are read element by element: read once per group, kept in registers as
+     * stored. Where a group takes one row, this would only hold those registers across the row's
+     * reductions: they are read where used instead.) */
     RAWV(T_W) wc[NCACHE];
     RAWV(T_B) bc[NCACHE];
 #pragma unroll
@@ -401,6 +403,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
     }
 #define FWD_WV(j, k) CVR(T_W, wc[j])
 #define FWD_BV(j, k) CVR(T_B, bc[j])
+#elif defined(PHASE)
+#define FWD_WV(j, k) CVR(T_W, PWR(T_W, wr, w_sh, k))
+#define FWD_BV(j, k) CVR(T_B, PWR(T_B, br, b_sh, k))
 #else
 #define FWD_WV(j, k) PWV(T_W, wr, w_sh, k)
 #define FWD_BV(j, k) PWV(T_B, br, b_sh, k)

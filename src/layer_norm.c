@@ -330,9 +330,10 @@ static bool forward_options(const clnorm_context *ctx, const void *arg_, char *b
         return false;
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
      * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
-    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
              local,
              L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
+             L->phase && L->persistent ? " -DPH_WCACHE" : "",
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "") < n;
 }
 
