@@ -156,8 +156,8 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #if defined(UNALIGNED) && (defined(PIPE) || defined(FWD_CHAN))
 #error "UNALIGNED is for the streaming shape (its tail is summed apart)"
 #endif
-#if defined(PHASE) && (defined(PIPE) || defined(FWD_CHAN) || defined(LOCAL_ROW))
-#error "PHASE is for the forward's register cache, not pipelined"
+#if defined(PHASE) && (defined(FWD_CHAN) || defined(LOCAL_ROW))
+#error "PHASE is for the forward's register cache"
 #endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
@@ -370,20 +370,31 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
      * before this block's two reductions (with their barriers) and its stores, so the memory
      * system stays busy across them; one more set of cache registers. Rows past the end load row
      * 0 (it exists; the values are never used, as for the row's padding vectors, which load the
-     * row's first vector), so the loads stay unconditional and can all be issued at once. */
+     * row's first vector), so the loads stay unconditional and can all be issued at once.
+     * (PHASE: R counts the rows of the group's phase class, and past the end the class's first
+     * row is loaded; the row's frame vectors, common.cl.) */
     XLOADED_T xn[NCACHE];
     float shn;
+#ifdef PHASE
+#ifdef CACHE_RAW
+#define XLOAD_K(p, k) PLDR(T_X, p, k)
+#else
+#define XLOAD_K(p, k) PLDV(T_X, p, k)
+#endif
+#else
+#define XLOAD_K(p, k) XLOAD(p, (k) * VEC)
+#endif
 #define LOAD_ROW(R)                                                                              \
     {                                                                                            \
-        const __global STORAGE(T_X) *p_ = x + x_off + ((R) < rows ? (R) : 0) * x_ld;             \
+        const __global STORAGE(T_X) *p_ = x + x_off + (PH_ROW(R) < rows ? PH_ROW(R) : PH_ROW(0)) * x_ld; \
         shn = LD1(T_X, p_, 0);                                                                   \
         _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                     \
             const long k = lane + (long)j * TPR;                                                 \
-            xn[j] = XLOAD(p_, (k < nv ? k : 0) * VEC);                                           \
+            xn[j] = XLOAD_K(p_, k < nv ? k : 0);                                                 \
         }                                                                                        \
     }
     {
-        const ulong b0 = blocks_first(nblocks);
+        const ulong b0 = PH_BLOCKS_FIRST(nblocks);
         LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
     }
 #endif
@@ -460,7 +471,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             xc[j] = xn[j] - shift;
 #endif
         {
-            const ulong nb = blk + blocks_step();
+            const ulong nb = blk + PH_BLOCKS_STEP();
             LOAD_ROW(nb < blk_end ? nb * RPW + lid / TPR : rows)
         }
 #ifdef NV_PREFETCH
@@ -475,9 +486,11 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         floatv acc = 0.0f;
         if (valid) {
 #pragma unroll
-            for (int j = 0; j < NCACHE; ++j)
-                if (lane + (long)j * TPR < nv)
-                    acc += XC(j);
+            for (int j = 0; j < NCACHE; ++j) {
+                const long k = lane + (long)j * TPR;
+                if (k < nv)
+                    acc += PH_KEEP(k, XC(j));
+            }
         }
 #else
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : PH_ROW(0)) * x_ld;

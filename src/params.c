@@ -1007,7 +1007,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
         return false;
     clnorm_launch L = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
                                 (nvf * wide) | phase_or, max_elem, false);
-    if (L.vec != wide || !L.ncache || L.chan || L.colsweep || L.local_row || L.unaligned || (!backward && L.pipe))
+    if (L.vec != wide || !L.ncache || L.chan || L.colsweep || L.local_row || L.unaligned)
         return false;
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;
