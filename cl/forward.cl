@@ -398,12 +398,13 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
         LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
     }
 #endif
-#if defined(PHASE) && defined(PH_WCACHE)
+#if defined(PHASE) && defined(PH_WCACHE) && !defined(PH_NO_WCACHE)
     /* (PHASE on a persistent grid (PH_WCACHE, host-set): the weight and bias at this item's
      * columns are the same in every row of the group's phase class, and where their phase is not
      * the rows' they are read element by element: read once per group, kept in registers as
      * stored. Where a group takes one row, this would only hold those registers across the row's
-     * reductions: they are read where used instead.) */
+     * reductions: they are read where used instead. -DPH_NO_WCACHE, through CLNORM_BUILD_OPTIONS,
+     * turns the cache off for an A/B: pipelined, it is a third and fourth register set.) */
     RAWV(T_W) wc[NCACHE];
     RAWV(T_B) bc[NCACHE];
 #pragma unroll

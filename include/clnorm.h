@@ -59,7 +59,8 @@
  *     NVIDIA row's 801: phases for every backward call but the all-16-bit dx-only ones, and for
  *     no forward), `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
  *     work-groups per compute unit, each group then reading its weight and bias once for many
- *     rows; 0 = one row block per group, every row's setting; up to 64; for A/B on a GPU), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     rows; 0 = the plan's grid (one row block per group, or a pipelined plan's persistent
+ *     grid), every row's setting; up to 64; for A/B on a GPU), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an

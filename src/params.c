@@ -1012,8 +1012,9 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;
     /* plan_core planned one class (rows / p rows, its blocks): a grid per class where that is
-     * one block a group (the forward's, or few rows); a persistent grid (the backward's) kept
-     * near its size, in whole classes, and within the backward workspace's cap */
+     * one block a group (the forward's, or few rows); a persistent grid (the backward's, the
+     * pipelined forward's) kept near its size, in whole classes, and within the backward
+     * workspace's cap */
     const size_t blocks = ((rows + p - 1) / p + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
     size_t g = L.groups >= blocks ? p * blocks : L.groups / p * p;
     if (backward) {
