@@ -491,8 +491,8 @@ inline void stv_f16(__global half *p, long i, floatv v)
  * (all but the first and the last) are plain aligned accesses; the first and the last go element
  * by element over their columns inside the row (loads give 0 outside it, stores leave it alone),
  * and PH_KEEP zeroes their outside lanes in every sum. The weight and bias, whose phase is their
- * own, are read at each item's frame columns (ph_wr): once per work-group by the backward, and by
- * the forward on a persistent grid (PH_WCACHE); where it is used by a forward group of one row. */
+ * own, are read at each item's frame columns (ph_wr): once per work-group by the backward and by
+ * the forward on a persistent grid (PH_WCACHE), and where used by a forward group of one row. */
 #ifdef PHASE
 #if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
 #error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
@@ -575,10 +575,10 @@ inline uinth ph_ldr_f16(const __global half *row, long k, long h, long n)
  * - h) mod VEC, the same for the whole group). One aligned vector where sh is 0 inside the row,
  * else element by element. The backward, and the forward on a persistent grid (PH_WCACHE), read
  * these once per work-group (an item's columns are the same in every row of its group's class)
- * and keep them in registers; a forward group taking one row reads them where used. (Session 22 shifted the two
- * aligned vectors holding the columns together, a shuffle per vector of every row; element by
- * element won in every op on an H100 in session 24, e.g. the F32 forward at 1023 0.39 -> 0.62 of
- * the copy, and the funnel is gone.) */
+ * and keep them in registers; a forward group taking one row reads them where used. (Session 22
+ * shifted the two aligned vectors holding the columns together, a shuffle per vector of every
+ * row; element by element won in every op on an H100 in session 24, e.g. the F32 forward at 1023
+ * 0.39 -> 0.62 of the copy, and the funnel is gone.) */
 #define DEFINE_PH_W(t)                                                                                  \
     inline RAWV(t) CAT(ph_wr_, t)(const __global STORAGE(t) *wb, long k, long h, long n, int sh)         \
     {                                                                                                   \

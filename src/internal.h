@@ -203,10 +203,11 @@ typedef struct clnorm_op_params {
     unsigned phase_groups;  /* forward in row phases (PHASE): a persistent grid of this many
                                groups per compute unit, in whole phase classes, so that each
                                group reads its weight and bias (element by element where
-                               misaligned) once for many rows; 0: the plan's grid (one row block
-                               per group, or a pipelined plan's persistent grid). For an A/B on a GPU (session 24: the phased
-                               forward at cols 1023 took one row per group and lost half the
-                               narrowed one's speed); 0 in every row */
+                               misaligned) once for many rows; 0: the plan's grid (one row
+                               block per group, or a pipelined plan's persistent grid). For an
+                               A/B on a GPU (session 24: the phased forward at cols 1023 took
+                               one row per group and lost half the narrowed one's speed); 0 in
+                               every row */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {

@@ -329,7 +329,9 @@ static bool forward_options(const clnorm_context *ctx, const void *arg_, char *b
                          (unsigned long long)ctx->params->fwd_rowwise_kib * 1024u) >= sizeof local)
         return false;
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
-     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms) */
+     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms).
+     * PH_WCACHE: a phased forward's weight and bias kept in registers, only where a group takes
+     * many rows (persistent; both already in the variant key) */
     return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
              local,
              L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
