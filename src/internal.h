@@ -200,6 +200,12 @@ typedef struct clnorm_op_params {
                                items per row instead (at most the device's work-group limit and
                                the row's vectors rounded up to a power of two; 0: the derived
                                count) */
+    unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
+                               width: at least this many of the row's bytes per item, i.e. the
+                               vectors per item aimed at raised from target / target16 to
+                               narrow_item_bytes / (vector bytes), so that each item still has that
+                               many bytes of loads in flight; in backward calls with dweight/dbias
+                               only where the row then stays in the register cache (0: off) */
     unsigned phase_groups;  /* forward in row phases (PHASE): a persistent grid of this many
                                groups per compute unit, in whole phase classes, so that each
                                group reads its weight and bias (element by element where
@@ -237,6 +243,10 @@ typedef struct clnorm_device_params {
                                same, a mask (params.c's phase_op_bit: the op, and whether the
                                call is all-16-bit, weight and bias included); tunable as
                                `phase_skip`; 0: none */
+    unsigned phase_vec_max; /* with row_phase: phases only where the alignment narrows the
+                               vectors to at most this many elements (0: any width) */
+    unsigned phase_cached_skip; /* with row_phase: the calls (phase_skip's mask) that keep the
+                               narrowed vectors where their plan holds the row in registers */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in

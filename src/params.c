@@ -58,17 +58,28 @@
  * 0.249, dx_res 0.271 -> 0.248 / 0.292 -> 0.254). An H100 (run 1, the first weight access)
  * agreed but for BF16 at 4095. */
 #define NV_PHASE_SKIP (1u | (1u << 5) | (1u << 8) | (1u << 9))
+/* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): phases only where the
+ * vectors narrow to one element. At cols 1022 (2-element vectors) the narrowed plans won every
+ * op: F32 backward 0.721 -> 0.954, backward_res 0.772 -> 0.973, dx 0.920 -> 0.965; BF16 backward
+ * 0.395 -> 0.697, backward_res 0.211 -> 0.691. And the fp32 backward calls keep the narrowed
+ * plan where it holds the row in registers (with bwd_narrow_item_bytes' 4 vectors per item):
+ * cols 1023 phases -> narrowed, backward 0.703 -> 0.958, backward_res 0.748 -> 1.017, dx 0.904
+ * -> 0.974; at 4095 the narrowed row is not cached there and phases stay (backward 0.859 against
+ * 0.673), but for dx, cached in 1024 items, 0.878 -> 0.859 */
+#define NV_PHASE_CACHED_SKIP ((1u << 1) | (1u << 2) | (1u << 3) | (1u << 4))
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
     /* NVIDIA GPUs: the H200's figures above */
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
-     .packed_args = true, .row_phase = true, .phase_skip = NV_PHASE_SKIP,
+     .packed_args = true, .row_phase = true, .phase_skip = NV_PHASE_SKIP, .phase_vec_max = 1,
+     .phase_cached_skip = NV_PHASE_CACHED_SKIP,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
-             .bfly_cols_max = 32768, .chan = 8, .chan16 = 2, .pipe_prefetch_cols = 12288},
+             .bfly_cols_max = 32768, .chan = 8, .chan16 = 2, .pipe_prefetch_cols = 12288,
+             .narrow_item_bytes = 32},
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
@@ -77,7 +88,7 @@ static const clnorm_device_params table[] = {
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
-             .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2},
+             .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -272,6 +283,10 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_unaligned_row_bytes", &p->nt_unaligned_row_bytes, 0, 1u << 30, false},
         {"phase_skip", &p->phase_skip, 0, 1023, false},
         {"fwd_phase_groups", &p->fwd.phase_groups, 0, 64, false},
+        {"fwd_narrow_item_bytes", &p->fwd.narrow_item_bytes, 0, 1024, false},
+        {"bwd_narrow_item_bytes", &p->bwd.narrow_item_bytes, 0, 1024, false},
+        {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
+        {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
     };
     const char *s = spec;
     while (*s) {
@@ -560,10 +575,23 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * elements fill every item's vectors: 0.73 -> 0.97 of the copy at 5120 on the H200), for the
          * backward a power of two (96 items per row at cols 768 gave 0.56 against 0.83 with 128);
          * at most tpr_max... */
-        const size_t target = short16 && has_dres && op->short16_target_res ? op->short16_target_res
-                              : max_elem == 2                               ? op->target16
-                                                                            : op->target,
-                     want = (nv + target - 1) / target;
+        size_t target = short16 && has_dres && op->short16_target_res ? op->short16_target_res
+                        : max_elem == 2                               ? op->target16
+                                                                      : op->target;
+        /* ... more where the alignment narrowed the vectors (narrow_item_bytes), so that each
+         * item keeps as many bytes of loads in flight; in calls with dweight/dbias only where the
+         * row then stays in the register cache (their sums would otherwise take the registers) */
+        if (op->narrow_item_bytes && vec < vec_asked && op->narrow_item_bytes / (vec * max_elem) > target) {
+            const size_t t = op->narrow_item_bytes / (vec * max_elem);
+            size_t tt = next_pow2((nv + t - 1) / t);
+            if (op->tpr_max && tt > op->tpr_max)
+                tt = op->tpr_max;
+            if (tt > max_wg)
+                tt = max_wg;
+            if (!(backward && partials) || (nv + tt - 1) / tt <= (wide ? wide_nc(op, tt) : op->ncache))
+                target = t;
+        }
+        const size_t want = (nv + target - 1) / target;
         tpr = want <= 32 || backward ? next_pow2(want) : (want + 31) / 32 * 32;
         const size_t want_tpr = tpr;
         /* (16-bit forward calls: tpr_max16 where set; bf16 on the H200 at cols 20480: 512 items x
@@ -992,7 +1020,13 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const size_t table_vec = ctx->params->vec_bytes / max_elem;
     if (table_vec <= 1 || (align_or & (table_vec - 1)) == 0)
         return false;
-    const size_t narrow = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false).vec;
+    const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false);
+    const size_t narrow = nl.vec;
+    /* (phase_vec_max, phase_cached_skip: where the narrowed plan does as well; docs/PERFORMANCE.md,
+     * session 26) */
+    if ((ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max) ||
+        ((ctx->params->phase_cached_skip & phase_op_bit(backward, partials, has_dres, max_elem)) && nl.ncache))
+        return false;
     /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
      * were aligned; phase_or's low bits still bound it) */
     const size_t wide = plan_core(ctx, backward, partials, has_dres, rows, cols, ((size_t)1 << 30) | phase_or,
