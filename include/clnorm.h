@@ -57,7 +57,15 @@
  *     with a residual gradient, each plus 5 (bits 5-9) in all-16-bit calls (every tensor of
  *     the call 16-bit, weight and bias included: a bf16 row with an fp32 weight is not); the
  *     NVIDIA row's 801: phases for every backward call but the all-16-bit dx-only ones, and for
- *     no forward), `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
+ *     no forward), `phase_vec_max` (with `phase`: phases only where the alignment narrows the
+ *     vectors to at most this many elements; 0 = any; the NVIDIA row's 1), `phase_cached_skip`
+ *     (with `phase`: the calls, in `phase_skip`'s mask, that keep the narrowed vectors where
+ *     their plan holds the row in registers; the NVIDIA row's 30: the fp32 backward calls),
+ *     `fwd_narrow_item_bytes` / `bwd_narrow_item_bytes` (where the alignment narrowed the
+ *     vectors: at least this many of the row's bytes per work-item, i.e. more vectors per item
+ *     than `_target` / `_target16`; in backward calls with dweight/dbias only where the row then
+ *     stays in the register cache; 0 = off, up to 1024; the NVIDIA row's 32 / 16),
+ *     `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
  *     work-groups per compute unit, each group then reading its weight and bias once for many
  *     rows; 0 = the plan's grid (one row block per group, or a pipelined plan's persistent
  *     grid), every row's setting; up to 64; for A/B on a GPU), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
@@ -676,7 +684,11 @@ typedef struct clnorm_launch_info {
                                          element by element, the weight and bias element by
                                          element where their alignment is not the rows'. The
                                          NVIDIA row takes them for backward calls but the
-                                         all-16-bit dx-only ones (table key `phase_skip`).
+                                         all-16-bit dx-only ones (table key `phase_skip`),
+                                         only where the vectors would narrow to one element
+                                         (`phase_vec_max`), and not for fp32 backward calls
+                                         whose narrowed plan holds the row in registers
+                                         (`phase_cached_skip`).
                                          0: off (0.15 appended this field) */
 } clnorm_launch_info;
 

@@ -580,7 +580,14 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
                                                                       : op->target;
         /* ... more where the alignment narrowed the vectors (narrow_item_bytes), so that each
          * item keeps as many bytes of loads in flight; in calls with dweight/dbias only where the
-         * row then stays in the register cache (their sums would otherwise take the registers) */
+         * row then stays in the register cache (their sums would otherwise take the registers).
+         * Session 26, an H100, --tune, fraction of the copy, the table's targets -> these: forward
+         * at cols 1023 (one-element vectors) F32 0.958 -> 0.993 (8 vectors), BF16 0.537 -> 0.645
+         * (8), at 4095 BF16 0.458 -> 0.570; at 1022 BF16 (2 elements) 0.880 -> 0.890; backward at
+         * 1023 F32 0.728 -> 0.958 (4), backward_res 0.796 -> 1.017, dx 0.730 -> 0.974, BF16 dx
+         * 0.410 -> 0.614 (8, read twice), at 4095 0.434 -> 0.599, at 1022 0.731 -> 0.928 (4); BF16
+         * with dweight/dbias at 4 / 8 vectors, not cached: 0.238 -> 0.198 / 0.250 at 1023, 0.697
+         * -> 0.194 at 1022, so not there */
         if (op->narrow_item_bytes && vec < vec_asked && op->narrow_item_bytes / (vec * max_elem) > target) {
             const size_t t = op->narrow_item_bytes / (vec * max_elem);
             size_t tt = next_pow2((nv + t - 1) / t);
