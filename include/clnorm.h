@@ -65,6 +65,9 @@
  *     vectors: at least this many of the row's bytes per work-item, i.e. more vectors per item
  *     than `_target` / `_target16`; in backward calls with dweight/dbias only where the row then
  *     stays in the register cache; 0 = off, up to 1024; the NVIDIA row's 32 / 16),
+ *     `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a residual
+ *     gradient: vectors per item aimed at instead of `bwd_target16`; 0 = `bwd_target16`; the
+ *     NVIDIA row's 4),
  *     `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
  *     work-groups per compute unit, each group then reading its weight and bias once for many
  *     rows; 0 = the plan's grid (one row block per group, or a pipelined plan's persistent

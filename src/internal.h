@@ -200,6 +200,11 @@ typedef struct clnorm_op_params {
                                items per row instead (at most the device's work-group limit and
                                the row's vectors rounded up to a power of two; 0: the derived
                                count) */
+    unsigned phase_target16_res; /* backward in row phases (PHASE), all-16-bit calls with a residual
+                               gradient: vectors per item aimed at instead of target16 (0:
+                               target16). A frame of cols + VEC - 1 elements takes one vector
+                               more than a power of two at cols 1023 / 2047, which target16's
+                               power-of-two items leave half idle */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
                                width: at least this many of the row's bytes per item, i.e. the
                                vectors per item aimed at raised from target / target16 to

@@ -88,7 +88,8 @@ static const clnorm_device_params table[] = {
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
-             .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16},
+             .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
+             .phase_target16_res = 4},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -285,6 +286,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_phase_groups", &p->fwd.phase_groups, 0, 64, false},
         {"fwd_narrow_item_bytes", &p->fwd.narrow_item_bytes, 0, 1024, false},
         {"bwd_narrow_item_bytes", &p->bwd.narrow_item_bytes, 0, 1024, false},
+        {"bwd_phase_target16_res", &p->bwd.phase_target16_res, 0, 64, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
     };
@@ -474,7 +476,7 @@ static size_t balance_groups(size_t groups, size_t blocks, const clnorm_op_param
 }
 
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
-                               size_t cols, size_t align_or, size_t max_elem, bool unaligned)
+                               size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame)
 {
     const clnorm_device_params *P = ctx->params;
     clnorm_launch L = {0};
@@ -575,9 +577,13 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * elements fill every item's vectors: 0.73 -> 0.97 of the copy at 5120 on the H200), for the
          * backward a power of two (96 items per row at cols 768 gave 0.56 against 0.83 with 128);
          * at most tpr_max... */
+        /* (phase_target16_res: session 26, an H100, --tune, BF16 backward_res in phases, fraction
+         * of the copy, target16 2 -> 4: cols 1023 0.209 -> 0.323 (128 x 2 pipelined, 2 rows per
+         * item -> 64 x 3), 2047 0.225 -> 0.329, 4095 0.452 -> 0.449 (the same plan)) */
         size_t target = short16 && has_dres && op->short16_target_res ? op->short16_target_res
-                        : max_elem == 2                               ? op->target16
-                                                                      : op->target;
+                        : frame && has_dres && max_elem == 2 && op->phase_target16_res ? op->phase_target16_res
+                        : max_elem == 2 ? op->target16
+                                        : op->target;
         /* ... more where the alignment narrowed the vectors (narrow_item_bytes), so that each
          * item keeps as many bytes of loads in flight; in calls with dweight/dbias only where the
          * row then stays in the register cache (their sums would otherwise take the registers).
@@ -1027,7 +1033,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const size_t table_vec = ctx->params->vec_bytes / max_elem;
     if (table_vec <= 1 || (align_or & (table_vec - 1)) == 0)
         return false;
-    const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false);
+    const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
     const size_t narrow = nl.vec;
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan does as well; docs/PERFORMANCE.md,
      * session 26) */
@@ -1037,7 +1043,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
      * were aligned; phase_or's low bits still bound it) */
     const size_t wide = plan_core(ctx, backward, partials, has_dres, rows, cols, ((size_t)1 << 30) | phase_or,
-                                  max_elem, false).vec;
+                                  max_elem, false, false).vec;
     if (wide <= narrow)
         return false;
     const size_t p = phase_period(wide, x_ld);
@@ -1047,7 +1053,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     if (nvf > SIZE_MAX / wide)
         return false;
     clnorm_launch L = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
-                                (nvf * wide) | phase_or, max_elem, false);
+                                (nvf * wide) | phase_or, max_elem, false, true);
     if (L.vec != wide || !L.ncache || L.chan || L.colsweep || L.local_row || L.unaligned)
         return false;
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
@@ -1107,7 +1113,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * 1.000). */
     const unsigned cs_cols = max_elem == 2 ? op->colsweep16_cols : op->colsweep_cols;
     if (backward && partials && cs_cols && cols >= cs_cols && !ctx->params->contig_rows) {
-        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false);
+        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false, false);
         const size_t nv = cols / L.vec, wg = (size_t)L.tpr * L.rpw;
         if (op->colsweep_groups) {
             const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
@@ -1147,11 +1153,11 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             return L;
     }
     if (ctx->params->unaligned_bytes && (ctx->info.type & CL_DEVICE_TYPE_CPU)) {
-        const clnorm_launch L = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, true);
+        const clnorm_launch L = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, true, false);
         if (!L.unaligned || (L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc && !L.pipe && !L.chan && !L.colsweep))
             return L;
     }
-    return plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false);
+    return plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
 }
 
 size_t clnorm__local_cols(const clnorm_launch *L, size_t cols)
