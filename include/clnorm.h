@@ -57,17 +57,22 @@
  *     with a residual gradient, each plus 5 (bits 5-9) in all-16-bit calls (every tensor of
  *     the call 16-bit, weight and bias included: a bf16 row with an fp32 weight is not); the
  *     NVIDIA row's 801: phases for every backward call but the all-16-bit dx-only ones, and for
- *     no forward), `phase_vec_max` (with `phase`: phases only where the alignment narrows the
- *     vectors to at most this many elements; 0 = any; the NVIDIA row's 1), `phase_cached_skip`
- *     (with `phase`: the calls, in `phase_skip`'s mask, that keep the narrowed vectors where
- *     their plan holds the row in registers; the NVIDIA row's 30: the fp32 backward calls),
+ *     no forward), `phase_vec_max` (with `phase`: where the narrowed plan holds the row in
+ *     registers, phases only if the alignment narrows the vectors to at most this many elements;
+ *     0 = any, up to 64; the NVIDIA row's 1), `phase_cached_skip` (with `phase`: the calls, in
+ *     `phase_skip`'s mask 0..1023, that keep the narrowed vectors where their plan holds the row
+ *     in registers; the NVIDIA row's 30: the fp32 backward calls),
  *     `fwd_narrow_item_bytes` / `bwd_narrow_item_bytes` (where the alignment narrowed the
- *     vectors: at least this many of the row's bytes per work-item, i.e. more vectors per item
- *     than `_target` / `_target16`; in backward calls with dweight/dbias only where the row then
- *     stays in the register cache; 0 = off, up to 1024; the NVIDIA row's 32 / 16),
- *     `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a residual
- *     gradient: vectors per item aimed at instead of `bwd_target16`; 0 = `bwd_target16`; the
- *     NVIDIA row's 4),
+ *     vectors: about this many of the row's bytes per work-item, i.e. more vectors per item
+ *     than `_target` / `_target16`, in the forward at most its register cache's depth; only where
+ *     the row still takes 32 items or more, and not where the row would then leave the register
+ *     cache in the forward or in backward calls with dweight/dbias; 0 = off, up to 1024; the
+ *     NVIDIA row's 32 / 16), `fwd_narrow_vec_max` / `bwd_narrow_vec_max` (the same only where
+ *     the vectors narrowed to at most this many elements; 0 = any, up to 64; the NVIDIA row's
+ *     1 / 0), `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a
+ *     residual gradient: vectors per item aimed at instead of `bwd_target16` where that leaves
+ *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more;
+ *     0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
  *     `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
  *     work-groups per compute unit, each group then reading its weight and bias once for many
  *     rows; 0 = the plan's grid (one row block per group, or a pipelined plan's persistent
@@ -687,10 +692,10 @@ typedef struct clnorm_launch_info {
                                          element by element, the weight and bias element by
                                          element where their alignment is not the rows'. The
                                          NVIDIA row takes them for backward calls but the
-                                         all-16-bit dx-only ones (table key `phase_skip`),
-                                         only where the vectors would narrow to one element
+                                         all-16-bit dx-only ones (table key `phase_skip`);
+                                         where the narrowed plan holds the row in registers,
+                                         only if the vectors would narrow to one element
                                          (`phase_vec_max`), and not for fp32 backward calls
-                                         whose narrowed plan holds the row in registers
                                          (`phase_cached_skip`).
                                          0: off (0.15 appended this field) */
 } clnorm_launch_info;

@@ -202,15 +202,20 @@ typedef struct clnorm_op_params {
                                count) */
     unsigned phase_target16_res; /* backward in row phases (PHASE), all-16-bit calls with a residual
                                gradient: vectors per item aimed at instead of target16 (0:
-                               target16). A frame of cols + VEC - 1 elements takes one vector
+                               target16), where that leaves fewer vector slots idle, holds the
+                               frame in registers and takes 32 items or more (params.c's
+                               plan_phase). A frame of cols + VEC - 1 elements takes one vector
                                more than a power of two at cols 1023 / 2047, which target16's
                                power-of-two items leave half idle */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
-                               width: at least this many of the row's bytes per item, i.e. the
-                               vectors per item aimed at raised from target / target16 to
-                               narrow_item_bytes / (vector bytes), so that each item still has that
-                               many bytes of loads in flight; in backward calls with dweight/dbias
-                               only where the row then stays in the register cache (0: off) */
+                               width: the vectors per item aimed at raised from target / target16
+                               to narrow_item_bytes / (vector bytes), so that each item has about
+                               that many bytes of loads in flight (the forward: at most ncache
+                               vectors); only where the row still takes 32 items or more, and
+                               (params.c's plan_core) not where the raised plan leaves the register
+                               cache in calls with dweight/dbias or the forward (0: off) */
+    unsigned narrow_vec_max; /* narrow_item_bytes only where the vectors narrowed to at most this
+                               many elements (0: any width) */
     unsigned phase_groups;  /* forward in row phases (PHASE): a persistent grid of this many
                                groups per compute unit, in whole phase classes, so that each
                                group reads its weight and bias (element by element where
@@ -248,8 +253,9 @@ typedef struct clnorm_device_params {
                                same, a mask (params.c's phase_op_bit: the op, and whether the
                                call is all-16-bit, weight and bias included); tunable as
                                `phase_skip`; 0: none */
-    unsigned phase_vec_max; /* with row_phase: phases only where the alignment narrows the
-                               vectors to at most this many elements (0: any width) */
+    unsigned phase_vec_max; /* with row_phase, where the narrowed plan holds the row in
+                               registers: phases only if the alignment narrows the vectors to at
+                               most this many elements (0: any width) */
     unsigned phase_cached_skip; /* with row_phase: the calls (phase_skip's mask) that keep the
                                narrowed vectors where their plan holds the row in registers */
     clnorm_op_params fwd, bwd;

@@ -58,8 +58,8 @@
  * 0.249, dx_res 0.271 -> 0.248 / 0.292 -> 0.254). An H100 (run 1, the first weight access)
  * agreed but for BF16 at 4095. */
 #define NV_PHASE_SKIP (1u | (1u << 5) | (1u << 8) | (1u << 9))
-/* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): phases only where the
- * vectors narrow to one element. At cols 1022 (2-element vectors) the narrowed plans won every
+/* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): where the narrowed plan
+ * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022 (2-element vectors) the narrowed plans won every
  * op: F32 backward 0.721 -> 0.954, backward_res 0.772 -> 0.973, dx 0.920 -> 0.965; BF16 backward
  * 0.395 -> 0.697, backward_res 0.211 -> 0.691. And the fp32 backward calls keep the narrowed
  * plan where it holds the row in registers (with bwd_narrow_item_bytes' 4 vectors per item):
@@ -79,7 +79,7 @@ static const clnorm_device_params table[] = {
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
              .bfly_cols_max = 32768, .chan = 8, .chan16 = 2, .pipe_prefetch_cols = 12288,
-             .narrow_item_bytes = 32},
+             .narrow_item_bytes = 32, .narrow_vec_max = 1},
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
@@ -286,6 +286,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_phase_groups", &p->fwd.phase_groups, 0, 64, false},
         {"fwd_narrow_item_bytes", &p->fwd.narrow_item_bytes, 0, 1024, false},
         {"bwd_narrow_item_bytes", &p->bwd.narrow_item_bytes, 0, 1024, false},
+        {"fwd_narrow_vec_max", &p->fwd.narrow_vec_max, 0, 64, false},
+        {"bwd_narrow_vec_max", &p->bwd.narrow_vec_max, 0, 64, false},
         {"bwd_phase_target16_res", &p->bwd.phase_target16_res, 0, 64, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
@@ -475,8 +477,17 @@ static size_t balance_groups(size_t groups, size_t blocks, const clnorm_op_param
     return fewest > lo ? fewest : lo;
 }
 
-static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
-                               size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame)
+/* the register cache's depth limit at t items per row: dx-only calls ncache_dx where set,
+ * fp32-widest calls with dweight/dbias (wide) wide_nc, the others ncache */
+static unsigned cache_limit(const clnorm_op_params *op, bool backward, bool partials, bool wide, size_t t)
+{
+    return backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
+}
+
+/* plan_core's work; `raise`: narrow_item_bytes may apply (*raised: it did) */
+static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
+                                size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame, bool raise,
+                                bool *raised)
 {
     const clnorm_device_params *P = ctx->params;
     clnorm_launch L = {0};
@@ -585,8 +596,12 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
                         : max_elem == 2 ? op->target16
                                         : op->target;
         /* ... more where the alignment narrowed the vectors (narrow_item_bytes), so that each
-         * item keeps as many bytes of loads in flight; in calls with dweight/dbias only where the
-         * row then stays in the register cache (their sums would otherwise take the registers).
+         * item keeps as many bytes of loads in flight: in the forward at most the register
+         * cache's depth; only for vectors of at most narrow_vec_max elements (the forward's
+         * two-element vectors gained nothing) and where the row still takes a warp of items
+         * (short rows would be left to a few items); plan_core drops it where the row then leaves
+         * the register cache in calls with dweight/dbias (their sums would take the registers)
+         * and in the forward.
          * Session 26, an H100, --tune, fraction of the copy, the table's targets -> these: forward
          * at cols 1023 (one-element vectors) F32 0.958 -> 0.993 (8 vectors), BF16 0.537 -> 0.645
          * (8), at 4095 BF16 0.458 -> 0.570; at 1022 BF16 (2 elements) 0.880 -> 0.890; backward at
@@ -594,15 +609,14 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * 0.410 -> 0.614 (8, read twice), at 4095 0.434 -> 0.599, at 1022 0.731 -> 0.928 (4); BF16
          * with dweight/dbias at 4 / 8 vectors, not cached: 0.238 -> 0.198 / 0.250 at 1023, 0.697
          * -> 0.194 at 1022, so not there */
-        if (op->narrow_item_bytes && vec < vec_asked && op->narrow_item_bytes / (vec * max_elem) > target) {
-            const size_t t = op->narrow_item_bytes / (vec * max_elem);
-            size_t tt = next_pow2((nv + t - 1) / t);
-            if (op->tpr_max && tt > op->tpr_max)
-                tt = op->tpr_max;
-            if (tt > max_wg)
-                tt = max_wg;
-            if (!(backward && partials) || (nv + tt - 1) / tt <= (wide ? wide_nc(op, tt) : op->ncache))
+        if (raise && op->narrow_item_bytes && vec < vec_asked && (!op->narrow_vec_max || vec <= op->narrow_vec_max)) {
+            size_t t = op->narrow_item_bytes / (vec * max_elem);
+            if (!backward && op->ncache && t > op->ncache)
+                t = op->ncache;
+            if (t > target && (nv + t - 1) / t >= 32) {
                 target = t;
+                *raised = true;
+            }
         }
         const size_t want = (nv + target - 1) / target;
         tpr = want <= 32 || backward ? next_pow2(want) : (want + 31) / 32 * 32;
@@ -621,8 +635,7 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
          * 0.409; with the residual gradient 0.640 -> 0.621) */
         if (backward && cached_cap > tpr && want_tpr > tpr) {
             const size_t t = want_tpr < cached_cap ? want_tpr : cached_cap;
-            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
-            if ((nv + t - 1) / t <= nc_max)
+            if ((nv + t - 1) / t <= cache_limit(op, backward, partials, wide, t))
                 tpr = t;
         }
         /* ... except in 16-bit calls with dweight/dbias where tpr_max16 says so, and in long
@@ -725,8 +738,7 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
             size_t t = tpr;
             while ((nv + t - 1) / t > op->nacc && t * 2 <= op->acc_tpr_max && t * 2 <= max_wg)
                 t *= 2;
-            const unsigned nc_max = !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
-            if ((nv + t - 1) / t <= op->nacc && (nv + t - 1) / t > nc_max)
+            if ((nv + t - 1) / t <= op->nacc && (nv + t - 1) / t > cache_limit(op, backward, partials, wide, t))
                 tpr = t;
         }
         /* ... and a dx-only row that would still stream (the column sweep's too): stream_tpr items,
@@ -752,7 +764,7 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     /* vectors per item: the register arrays are sized exactly */
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
-    const unsigned ncache = backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, tpr) : op->ncache;
+    const unsigned ncache = cache_limit(op, backward, partials, wide, tpr);
     L.ncache = nc <= ncache || nc == fill_nc ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
@@ -997,6 +1009,23 @@ static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool pa
     return L;
 }
 
+/* The launch plan for one shape (plan_shape), without narrow_item_bytes' raise where the raised
+ * plan would not hold the row in registers in a call with dweight/dbias or a forward (session 26:
+ * BF16 with dweight/dbias at cols 1022 and 4 vectors per item, not cached, 0.697 -> 0.194 of the
+ * copy; a forward row that the raise left streaming would take fewer items) */
+static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
+                               size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame)
+{
+    bool raised = false;
+    const clnorm_launch L =
+        plan_shape(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, unaligned, frame, true, &raised);
+    if (!raised || (backward && !partials))
+        return L;
+    const clnorm_launch U =
+        plan_shape(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, unaligned, frame, false, &raised);
+    return L.ncache ? L : U;
+}
+
 /* The distance in rows between rows of one phase class (common.cl's phase_period): vec / gcd(vec, ld). */
 static size_t phase_period(size_t vec, size_t ld)
 {
@@ -1025,8 +1054,8 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
                        clnorm_launch *out)
 {
     /* (the table's GPU rows: CPU devices too under CLNORM_DEVICE_CLASS=gpu, as CI runs them) */
-    if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0 ||
-        (ctx->params->phase_skip & phase_op_bit(backward, partials, has_dres, max_elem)))
+    const unsigned op_bit = phase_op_bit(backward, partials, has_dres, max_elem);
+    if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0 || (ctx->params->phase_skip & op_bit))
         return false;
     /* (every call plans: where the alignment allows the table's width, nothing to do, without
      * planning twice more) */
@@ -1035,10 +1064,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
         return false;
     const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
     const size_t narrow = nl.vec;
-    /* (phase_vec_max, phase_cached_skip: where the narrowed plan does as well; docs/PERFORMANCE.md,
-     * session 26) */
-    if ((ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max) ||
-        ((ctx->params->phase_cached_skip & phase_op_bit(backward, partials, has_dres, max_elem)) && nl.ncache))
+    /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and
+     * does as well; docs/PERFORMANCE.md, session 26. Where it does not, phases won: fp32 backward
+     * at 4095, 0.673 -> 0.859) */
+    if (nl.ncache && ((ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max) ||
+                      (ctx->params->phase_cached_skip & op_bit)))
         return false;
     /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
      * were aligned; phase_or's low bits still bound it) */
@@ -1054,6 +1084,15 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
         return false;
     clnorm_launch L = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
                                 (nvf * wide) | phase_or, max_elem, false, true);
+    /* (phase_target16_res: only where it leaves fewer of the items' vectors idle, holds the frame
+     * in registers and still takes a warp of items; a frame of 2^k vectors, one that 4 vectors
+     * per item would not fit, or a short one, keeps the table's target) */
+    if (backward && has_dres && max_elem == 2 && ctx->params->bwd.phase_target16_res) {
+        const clnorm_launch L0 = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
+                                           (nvf * wide) | phase_or, max_elem, false, false);
+        if (L0.ncache && (!L.ncache || L.tpr < 32 || (size_t)L.tpr * L.ncache >= (size_t)L0.tpr * L0.ncache))
+            L = L0;
+    }
     if (L.vec != wide || !L.ncache || L.chan || L.colsweep || L.local_row || L.unaligned)
         return false;
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
