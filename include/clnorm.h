@@ -66,13 +66,13 @@
  *     vectors: about this many of the row's bytes per work-item, i.e. more vectors per item
  *     than `_target` / `_target16`, in the forward at most its register cache's depth; only where
  *     the row still takes 32 items or more, and not where the row would then leave the register
- *     cache in the forward or in backward calls with dweight/dbias; 0 = off, up to 1024; the
+ *     cache in backward calls with dweight/dbias; 0 = off, up to 1024; the
  *     NVIDIA row's 32 / 16), `fwd_narrow_vec_max` / `bwd_narrow_vec_max` (the same only where
  *     the vectors narrowed to at most this many elements; 0 = any, up to 64; the NVIDIA row's
  *     1 / 0), `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a
  *     residual gradient: vectors per item aimed at instead of `bwd_target16` where that leaves
- *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more;
- *     0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
+ *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more,
+ *     or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
  *     `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
  *     work-groups per compute unit, each group then reading its weight and bias once for many
  *     rows; 0 = the plan's grid (one row block per group, or a pipelined plan's persistent

@@ -203,8 +203,8 @@ typedef struct clnorm_op_params {
     unsigned phase_target16_res; /* backward in row phases (PHASE), all-16-bit calls with a residual
                                gradient: vectors per item aimed at instead of target16 (0:
                                target16), where that leaves fewer vector slots idle, holds the
-                               frame in registers and takes 32 items or more (params.c's
-                               plan_phase). A frame of cols + VEC - 1 elements takes one vector
+                               frame in registers and takes 32 items or more, or where only it
+                               holds the frame (params.c's plan_phase). A frame of cols + VEC - 1 elements takes one vector
                                more than a power of two at cols 1023 / 2047, which target16's
                                power-of-two items leave half idle */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
@@ -213,7 +213,8 @@ typedef struct clnorm_op_params {
                                that many bytes of loads in flight (the forward: at most ncache
                                vectors); only where the row still takes 32 items or more, and
                                (params.c's plan_core) not where the raised plan leaves the register
-                               cache in calls with dweight/dbias or the forward (0: off) */
+                               cache in calls with dweight/dbias (0: off). Also inside a phased
+                               frame whose width the tensors' skew narrows below the table's */
     unsigned narrow_vec_max; /* narrow_item_bytes only where the vectors narrowed to at most this
                                many elements (0: any width) */
     unsigned phase_groups;  /* forward in row phases (PHASE): a persistent grid of this many

@@ -59,8 +59,8 @@
  * agreed but for BF16 at 4095. */
 #define NV_PHASE_SKIP (1u | (1u << 5) | (1u << 8) | (1u << 9))
 /* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): where the narrowed plan
- * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022 (2-element vectors) the narrowed plans won every
- * op: F32 backward 0.721 -> 0.954, backward_res 0.772 -> 0.973, dx 0.920 -> 0.965; BF16 backward
+ * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022
+ * (2-element vectors) the narrowed plans won every op: F32 backward 0.721 -> 0.954, backward_res 0.772 -> 0.973, dx 0.920 -> 0.965; BF16 backward
  * 0.395 -> 0.697, backward_res 0.211 -> 0.691. And the fp32 backward calls keep the narrowed
  * plan where it holds the row in registers (with bwd_narrow_item_bytes' 4 vectors per item):
  * cols 1023 phases -> narrowed, backward 0.703 -> 0.958, backward_res 0.748 -> 1.017, dx 0.904
@@ -600,9 +600,9 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * cache's depth; only for vectors of at most narrow_vec_max elements (the forward's
          * two-element vectors gained nothing) and where the row still takes a warp of items
          * (short rows would be left to a few items); plan_core drops it where the row then leaves
-         * the register cache in calls with dweight/dbias (their sums would take the registers)
-         * and in the forward.
-         * Session 26, an H100, --tune, fraction of the copy, the table's targets -> these: forward
+         * the register cache in calls with dweight/dbias (their sums would take the registers).
+         * Inside a phased frame too, where the tensors' skew narrows its width below the table's
+         * (phase_or). Session 26, an H100, --tune, fraction of the copy, the table's targets -> these: forward
          * at cols 1023 (one-element vectors) F32 0.958 -> 0.993 (8 vectors), BF16 0.537 -> 0.645
          * (8), at 4095 BF16 0.458 -> 0.570; at 1022 BF16 (2 elements) 0.880 -> 0.890; backward at
          * 1023 F32 0.728 -> 0.958 (4), backward_res 0.796 -> 1.017, dx 0.730 -> 0.974, BF16 dx
@@ -1009,17 +1009,17 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     return L;
 }
 
-/* The launch plan for one shape (plan_shape), without narrow_item_bytes' raise where the raised
- * plan would not hold the row in registers in a call with dweight/dbias or a forward (session 26:
- * BF16 with dweight/dbias at cols 1022 and 4 vectors per item, not cached, 0.697 -> 0.194 of the
- * copy; a forward row that the raise left streaming would take fewer items) */
+/* The launch plan for one shape (plan_shape), without narrow_item_bytes' raise where, in a call
+ * with dweight/dbias, the raised plan would not hold the row in registers (session 26: BF16 at
+ * cols 1022 and 4 vectors per item, not cached, 0.697 -> 0.194 of the copy). (The forward's raise
+ * stays within its cache depth, so it leaves no row of a cached forward uncached) */
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
                                size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame)
 {
     bool raised = false;
     const clnorm_launch L =
         plan_shape(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, unaligned, frame, true, &raised);
-    if (!raised || (backward && !partials))
+    if (!raised || !backward || !partials)
         return L;
     const clnorm_launch U =
         plan_shape(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, unaligned, frame, false, &raised);
@@ -1085,8 +1085,9 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     clnorm_launch L = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
                                 (nvf * wide) | phase_or, max_elem, false, true);
     /* (phase_target16_res: only where it leaves fewer of the items' vectors idle, holds the frame
-     * in registers and still takes a warp of items; a frame of 2^k vectors, one that 4 vectors
-     * per item would not fit, or a short one, keeps the table's target) */
+     * in registers and still takes a warp of items, or where only it holds the frame; a frame of
+     * 2^k vectors, one that 4 vectors per item would not fit, or a short one, keeps the table's
+     * target) */
     if (backward && has_dres && max_elem == 2 && ctx->params->bwd.phase_target16_res) {
         const clnorm_launch L0 = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
                                            (nvf * wide) | phase_or, max_elem, false, false);
