@@ -204,9 +204,9 @@ typedef struct clnorm_op_params {
                                gradient: vectors per item aimed at instead of target16 (0:
                                target16), where that leaves fewer vector slots idle, holds the
                                frame in registers and takes 32 items or more, or where only it
-                               holds the frame (params.c's plan_phase). A frame of cols + VEC - 1 elements takes one vector
-                               more than a power of two at cols 1023 / 2047, which target16's
-                               power-of-two items leave half idle */
+                               holds the frame (params.c's plan_phase). A frame of cols + VEC - 1
+                               elements takes one vector more than a power of two at cols 1023 /
+                               2047, which target16's power-of-two items leave half idle */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
                                width: the vectors per item aimed at raised from target / target16
                                to narrow_item_bytes / (vector bytes), so that each item has about

@@ -60,8 +60,9 @@
 #define NV_PHASE_SKIP (1u | (1u << 5) | (1u << 8) | (1u << 9))
 /* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): where the narrowed plan
  * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022
- * (2-element vectors) the narrowed plans won every op: F32 backward 0.721 -> 0.954, backward_res 0.772 -> 0.973, dx 0.920 -> 0.965; BF16 backward
- * 0.395 -> 0.697, backward_res 0.211 -> 0.691. And the fp32 backward calls keep the narrowed
+ * (2-element vectors) the narrowed plans won every op: F32 backward 0.721 -> 0.954,
+ * backward_res 0.772 -> 0.973, dx 0.920 -> 0.965; BF16 backward 0.395 -> 0.697, backward_res
+ * 0.211 -> 0.691. And the fp32 backward calls keep the narrowed
  * plan where it holds the row in registers (with bwd_narrow_item_bytes' 4 vectors per item):
  * cols 1023 phases -> narrowed, backward 0.703 -> 0.958, backward_res 0.748 -> 1.017, dx 0.904
  * -> 0.974; at 4095 the narrowed row is not cached there and phases stay (backward 0.859 against
@@ -602,8 +603,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * (short rows would be left to a few items); plan_core drops it where the row then leaves
          * the register cache in calls with dweight/dbias (their sums would take the registers).
          * Inside a phased frame too, where the tensors' skew narrows its width below the table's
-         * (phase_or). Session 26, an H100, --tune, fraction of the copy, the table's targets -> these: forward
-         * at cols 1023 (one-element vectors) F32 0.958 -> 0.993 (8 vectors), BF16 0.537 -> 0.645
+         * (phase_or). Session 26, an H100, --tune, fraction of the copy, the table's targets ->
+         * these: forward at cols 1023 (one-element vectors) F32 0.958 -> 0.993 (8 vectors), BF16 0.537 -> 0.645
          * (8), at 4095 BF16 0.458 -> 0.570; at 1022 BF16 (2 elements) 0.880 -> 0.890; backward at
          * 1023 F32 0.728 -> 0.958 (4), backward_res 0.796 -> 1.017, dx 0.730 -> 0.974, BF16 dx
          * 0.410 -> 0.614 (8, read twice), at 4095 0.434 -> 0.599, at 1022 0.731 -> 0.928 (4); BF16
@@ -1038,7 +1039,9 @@ static size_t phase_period(size_t vec, size_t ld)
  * width, the plan of that width for rows of cols + width - 1 elements (a row's frame: its
  * columns with the elements before them in their first vector and after them in their last),
  * if that plan keeps the row in registers (the kernels' only PHASE regime), and the grid rounded
- * to whole phase classes. Returns false (L untouched) where it does not apply. */
+ * to whole phase classes. Returns false (L untouched) where it does not apply; *narrowed then
+ * holds the narrowed plan where it planned one (*have_narrowed), which the caller need not plan
+ * again (every enqueue plans). */
 /* The call's bit in the table's phase_skip: bit 0 the forward, 1 the backward with dweight/dbias,
  * 2 the same with a residual gradient, 3 the backward with dx only, 4 the same with a residual
  * gradient; 5 more in all-16-bit calls (bits 5-9; max_elem: the widest of all the call's
@@ -1051,7 +1054,7 @@ static unsigned phase_op_bit(bool backward, bool partials, bool has_dres, size_t
 
 static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
                        size_t cols, size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld,
-                       clnorm_launch *out)
+                       clnorm_launch *out, clnorm_launch *narrowed, bool *have_narrowed)
 {
     /* (the table's GPU rows: CPU devices too under CLNORM_DEVICE_CLASS=gpu, as CI runs them) */
     const unsigned op_bit = phase_op_bit(backward, partials, has_dres, max_elem);
@@ -1063,6 +1066,8 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     if (table_vec <= 1 || (align_or & (table_vec - 1)) == 0)
         return false;
     const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
+    *narrowed = nl;
+    *have_narrowed = true;
     const size_t narrow = nl.vec;
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and
      * does as well; docs/PERFORMANCE.md, session 26. Where it does not, phases won: fp32 backward
@@ -1187,9 +1192,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * cols 1000 (8 elements) fp32 forward 17.4 / 17.5 -> 25.2 / 25.3, bf16 13.4 / 11.2 -> 19.9 /
      * 19.4: 64-byte accesses that split cache lines, and no non-temporal stores, cost more than
      * 16-byte aligned ones, so 16 bytes is the bound. */
+    clnorm_launch narrowed;
+    bool have_narrowed = false;
     {
         clnorm_launch L;
-        if (plan_phase(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, phase_or, x_ld, &L))
+        if (plan_phase(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, phase_or, x_ld, &L,
+                       &narrowed, &have_narrowed))
             return L;
     }
     if (ctx->params->unaligned_bytes && (ctx->info.type & CL_DEVICE_TYPE_CPU)) {
@@ -1197,7 +1205,8 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
         if (!L.unaligned || (L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc && !L.pipe && !L.chan && !L.colsweep))
             return L;
     }
-    return plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
+    return have_narrowed ? narrowed
+                         : plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
 }
 
 size_t clnorm__local_cols(const clnorm_launch *L, size_t cols)
