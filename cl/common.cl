@@ -476,11 +476,11 @@ inline void stv_f16(__global half *p, long i, floatv v)
 #define LDW(p, i) ldw(p, i)
 #define STW(p, i, v) stw(p, i, v)
 
-/* ---- row phases (PHASE, host-chosen: GPUs, register-cache shapes) ---------------------------
+/* ---- row phases (PHASE, host-chosen: GPUs, the backward's register-cache shapes) ------------
  * Where cols, an offset or a row stride is not a multiple of VEC, vectors aligned for one row are
  * not for the next, and without PHASE the host narrows VEC to what divides them all (cols 1023:
  * one element, a 2-byte access per item for bf16, 0.16 of the copy in the H200's backward). With
- * PHASE the host has checked that every row tensor (x, y; x, dy, dx, dres) has the same offset and
+ * PHASE the host has checked that every row tensor (x, dy, dx, dres) has the same offset and
  * row stride modulo VEC, so row r's first element has the same position in its VEC-aligned vector
  * (its phase h) in all of them. Rows are then taken in phase classes: rows of one class are P =
  * VEC / gcd(VEC, ld) apart and share h, and work-group g takes class g % P only (the host makes
@@ -491,8 +491,9 @@ inline void stv_f16(__global half *p, long i, floatv v)
  * (all but the first and the last) are plain aligned accesses; the first and the last go element
  * by element over their columns inside the row (loads give 0 outside it, stores leave it alone),
  * and PH_KEEP zeroes their outside lanes in every sum. The weight and bias, whose phase is their
- * own, are read at each item's frame columns (ph_wr): once per work-group by the backward and by
- * the forward on a persistent grid (PH_WCACHE), and where used by a forward group of one row. */
+ * own, are read at each item's frame columns (ph_wr), once per work-group. (The forward took
+ * phases too until 0.20.0: per row, persistent and pipelined, each lost to the narrowed vectors on
+ * the H200 and an H100; docs/PERFORMANCE.md.) */
 #ifdef PHASE
 #if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
 #error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
@@ -573,9 +574,8 @@ inline uinth ph_ldr_f16(const __global half *row, long k, long h, long n)
 /* The weight or bias (wb: its first column) at the columns of frame vector k, as stored; sh:
  * where its phase is not the rows', how far its aligned vectors are ahead of the frame's ((w_off
  * - h) mod VEC, the same for the whole group). One aligned vector where sh is 0 inside the row,
- * else element by element. The backward, and the forward on a persistent grid (PH_WCACHE), read
- * these once per work-group (an item's columns are the same in every row of its group's class)
- * and keep them in registers; a forward group taking one row reads them where used. (Session 22
+ * else element by element. The backward reads these once per work-group (an item's columns are
+ * the same in every row of its group's class) and keeps them in registers. (Session 22
  * shifted the two aligned vectors holding the columns together, a shuffle per vector of every
  * row; element by element won in every op on an H100 in session 24, e.g. the F32 forward at 1023
  * 0.39 -> 0.62 of the copy, and the funnel is gone.) */

@@ -124,17 +124,9 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #endif
     const uint lid = get_local_id(0);
     const long lane = lid % TPR;
-    PHASE_SETUP()
     const __global STORAGE(T_W) *wr = w + w_off;
     const __global STORAGE(T_B) *br = b + b_off;
-#ifdef PHASE
-    /* the vectors of a row's frame (common.cl) */
-    const long nv = (long)((cols + ph_h + VEC - 1) / VEC);
-    /* the weight's / bias's phase against the rows' (common.cl, ph_wr) */
-    const int w_sh = (int)((w_off + VEC - ph_h) % VEC), b_sh = (int)((b_off + VEC - ph_h) % VEC);
-#else
     const long nv = (long)(cols / VEC);
-#endif
 #if NCACHE > 0
 #ifdef CACHE_RAW
     /* 16-bit x kept as stored (half the registers), converted where used: more rows per compute
@@ -156,8 +148,10 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #if defined(UNALIGNED) && (defined(PIPE) || defined(FWD_CHAN))
 #error "UNALIGNED is for the streaming shape (its tail is summed apart)"
 #endif
-#if defined(PHASE) && (defined(FWD_CHAN) || defined(LOCAL_ROW))
-#error "PHASE is for the forward's register cache"
+#ifdef PHASE
+/* (row phases are the backward's: the phased forward lost to the narrowed one on the H200 and the
+ * H100 in every form tried, and went in 0.20.0; docs/PERFORMANCE.md, sessions 22-27) */
+#error "PHASE is for the backward"
 #endif
 #ifdef LOCAL_ROW
     /* CPUs, streaming rows (one item per row and group): the weight and bias are converted to fp32
@@ -359,71 +353,35 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
 #endif
 /* x - shift of vector k (the streaming path reads the row three times, the later reads from cache) */
 #define XS(k) (LDV(T_X, xr, (k) * VEC) - shift)
-    /* (PHASE: blocks of this group's phase class, common.cl) */
-    const ulong nblocks = (PH_ROWS(rows) + RPW - 1) / RPW;
+    const ulong nblocks = (rows + RPW - 1) / RPW;
     /* Usually one block per work-group; the host caps the grid for huge row counts, and on CPUs
      * may make it persistent (a few groups, each taking one contiguous range of row blocks). The
      * trip count depends on the work-group only, so every item reaches the same barriers. */
-    const ulong blk_end = PH_BLOCKS_END(nblocks);
+    const ulong blk_end = blocks_end(nblocks);
 #ifdef PIPE
     /* Software pipeline (persistent grids): each item issues the loads of its next row block
      * before this block's two reductions (with their barriers) and its stores, so the memory
      * system stays busy across them; one more set of cache registers. Rows past the end load row
      * 0 (it exists; the values are never used, as for the row's padding vectors, which load the
-     * row's first vector), so the loads stay unconditional and can all be issued at once.
-     * (PHASE: R counts the rows of the group's phase class, and past the end the class's first
-     * row is loaded; the row's frame vectors, common.cl.) */
+     * row's first vector), so the loads stay unconditional and can all be issued at once. */
     XLOADED_T xn[NCACHE];
     float shn;
-#ifdef PHASE
-#ifdef CACHE_RAW
-#define XLOAD_K(p, k) PLDR(T_X, p, k)
-#else
-#define XLOAD_K(p, k) PLDV(T_X, p, k)
-#endif
-#else
-#define XLOAD_K(p, k) XLOAD(p, (k) * VEC)
-#endif
 #define LOAD_ROW(R)                                                                              \
     {                                                                                            \
-        const __global STORAGE(T_X) *p_ = x + x_off + (PH_ROW(R) < rows ? PH_ROW(R) : PH_ROW(0)) * x_ld; \
+        const __global STORAGE(T_X) *p_ = x + x_off + ((R) < rows ? (R) : 0) * x_ld;        \
         shn = LD1(T_X, p_, 0);                                                                   \
         _Pragma("unroll") for (int j = 0; j < NCACHE; ++j) {                                     \
             const long k = lane + (long)j * TPR;                                                 \
-            xn[j] = XLOAD_K(p_, k < nv ? k : 0);                                                 \
+            xn[j] = XLOAD(p_, (k < nv ? k : 0) * VEC);                                           \
         }                                                                                        \
     }
     {
-        const ulong b0 = PH_BLOCKS_FIRST(nblocks);
+        const ulong b0 = blocks_first(nblocks);
         LOAD_ROW(b0 < blk_end ? b0 * RPW + lid / TPR : rows)
     }
 #endif
-#if defined(PHASE) && defined(PH_WCACHE) && !defined(PH_NO_WCACHE)
-    /* (PHASE on a persistent grid (PH_WCACHE, host-set): the weight and bias at this item's
-     * columns are the same in every row of the group's phase class, and where their phase is not
-     * the rows' they are read element by element: read once per group, kept in registers as
-     * stored. Where a group takes one row, this would only hold those registers across the row's
-     * reductions: they are read where used instead. -DPH_NO_WCACHE, through CLNORM_BUILD_OPTIONS,
-     * turns the cache off for an A/B: pipelined, it is a third and fourth register set.) */
-    RAWV(T_W) wc[NCACHE];
-    RAWV(T_B) bc[NCACHE];
-#pragma unroll
-    for (int j = 0; j < NCACHE; ++j) {
-        const long k = lane + (long)j * TPR;
-        wc[j] = (flags & FWD_WEIGHT) && k < nv ? PWR(T_W, wr, w_sh, k) : (RAWV(T_W))0;
-        bc[j] = (flags & FWD_BIAS) && k < nv ? PWR(T_B, br, b_sh, k) : (RAWV(T_B))0;
-    }
-#define FWD_WV(j, k) CVR(T_W, wc[j])
-#define FWD_BV(j, k) CVR(T_B, bc[j])
-#elif defined(PHASE)
-#define FWD_WV(j, k) CVR(T_W, PWR(T_W, wr, w_sh, k))
-#define FWD_BV(j, k) CVR(T_B, PWR(T_B, br, b_sh, k))
-#else
-#define FWD_WV(j, k) PWV(T_W, wr, w_sh, k)
-#define FWD_BV(j, k) PWV(T_B, br, b_sh, k)
-#endif
-    for (ulong blk = PH_BLOCKS_FIRST(nblocks); blk < blk_end; blk += PH_BLOCKS_STEP()) {
-        const ulong row = PH_ROW(blk * RPW + lid / TPR);
+    for (ulong blk = blocks_first(nblocks); blk < blk_end; blk += blocks_step()) {
+        const ulong row = blk * RPW + lid / TPR;
         const bool valid = row < rows;
 #ifdef FWD_CHAN
         const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
@@ -472,7 +430,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             xc[j] = xn[j] - shift;
 #endif
         {
-            const ulong nb = blk + PH_BLOCKS_STEP();
+            const ulong nb = blk + blocks_step();
             LOAD_ROW(nb < blk_end ? nb * RPW + lid / TPR : rows)
         }
 #ifdef NV_PREFETCH
@@ -490,11 +448,11 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
             for (int j = 0; j < NCACHE; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv)
-                    acc += PH_KEEP(k, XC(j));
+                    acc += XC(j);
             }
         }
 #else
-        const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : PH_ROW(0)) * x_ld;
+        const __global STORAGE(T_X) *xr = x + x_off + (valid ? row : 0) * x_ld;
         const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
 
         floatv acc = 0.0f;
@@ -505,11 +463,11 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 const long k = lane + (long)j * TPR;
 #ifdef CACHE_RAW
                 /* past the row's end: the row's first vector again, masked out of the sums */
-                xc[j] = PLDR(T_X, xr, (k < nv ? k : 0));
+                xc[j] = LDR(T_X, xr, (k < nv ? k : 0) * VEC);
                 if (k < nv)
-                    acc += PH_KEEP(k, XC(j));
+                    acc += XC(j);
 #else
-                xc[j] = k < nv ? PH_KEEP(k, PLDV(T_X, xr, k) - shift) : (floatv)0.0f;
+                xc[j] = k < nv ? LDV(T_X, xr, k * VEC) - shift : (floatv)0.0f;
                 acc += xc[j];
 #endif
             }
@@ -547,7 +505,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 const long k = lane + (long)j * TPR;
                 const floatv d = XC(j) - dmean;
                 if (k < nv)
-                    acc += PH_KEEP(k, d * d);
+                    acc += d * d;
             }
 #else
             {
@@ -591,10 +549,10 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 if (k < nv) {
                     floatv v = (XC(j) - dmean) * rs;
                     if (flags & FWD_WEIGHT)
-                        v *= FWD_WV(j, k);
+                        v *= LDV(T_W, wr, k * VEC);
                     if (flags & FWD_BIAS)
-                        v += FWD_BV(j, k);
-                    PSTV(T_Y, yr, k, v)
+                        v += LDV(T_B, br, k * VEC);
+                    STV(T_Y, yr, k * VEC, v);
                 }
             }
 #else

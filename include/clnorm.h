@@ -50,14 +50,15 @@
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
  *     `perm`), `packed` (each kernel's scalars in one vector argument instead of one argument
  *     each: fewer arguments for drivers that charge per argument at each enqueue; 0 or 1; the
- *     NVIDIA row's 1), `phase` (GPUs: row phases, see `row_phase` in #clnorm_launch_info, 0 or 1;
- *     the NVIDIA row's 1, the others' 0), `phase_skip` (with `phase`: the calls that keep
- *     the narrowed vectors all the same, a mask 0..1023: bit 0 the forward, 1 the backward with
- *     dweight/dbias, 2 the same with a residual gradient, 3 the backward with dx only, 4 the same
- *     with a residual gradient, each plus 5 (bits 5-9) in all-16-bit calls (every tensor of
- *     the call 16-bit, weight and bias included: a bf16 row with an fp32 weight is not); the
- *     NVIDIA row's 801: phases for every backward call but the all-16-bit dx-only ones, and for
- *     no forward), `phase_vec_max` (with `phase`: where the narrowed plan holds the row in
+ *     NVIDIA row's 1), `phase` (GPUs: row phases for backward calls, see `row_phase` in
+ *     #clnorm_launch_info, 0 or 1; the NVIDIA row's 1, the others' 0), `phase_skip` (with
+ *     `phase`: the backward calls that keep the narrowed vectors all the same, a mask 0..1023:
+ *     bit 1 the backward with dweight/dbias, 2 the same with a residual gradient, 3 the backward
+ *     with dx only, 4 the same with a residual gradient, each plus 5 (bits 6-9) in all-16-bit
+ *     calls (every tensor of the call 16-bit, weight and bias included: a bf16 row with an fp32
+ *     weight is not); bits 0 and 5, the forward's until 0.20.0, change nothing: the forward
+ *     takes no row phases; the NVIDIA row's 768: phases for every backward call but the
+ *     all-16-bit dx-only ones), `phase_vec_max` (with `phase`: where the narrowed plan holds the row in
  *     registers, phases only if the alignment narrows the vectors to at most this many elements;
  *     0 = any, up to 64; the NVIDIA row's 1), `phase_cached_skip` (with `phase`: the calls, in
  *     `phase_skip`'s mask 0..1023, that keep the narrowed vectors where their plan holds the row
@@ -73,10 +74,7 @@
  *     residual gradient: vectors per item aimed at instead of `bwd_target16` where that leaves
  *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more,
  *     or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
- *     `fwd_phase_groups` (a forward in row phases on a persistent grid of this many
- *     work-groups per compute unit, each group then reading its weight and bias once for many
- *     rows; 0 = the plan's grid (one row block per group, or a pipelined plan's persistent
- *     grid), every row's setting; up to 64; for A/B on a GPU), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an
@@ -683,7 +681,8 @@ typedef struct clnorm_launch_info {
     unsigned row_phase;             /**< where cols (or, in a real call, an offset or a row
                                          stride) is not a multiple of the table's vector width but
                                          every row tensor has x's offset and row stride modulo it
-                                         (GPUs, register-cache shapes, table key `phase`): the
+                                         (GPUs, the backward's register-cache shapes, table key
+                                         `phase`; never the forward since 0.20.0): the
                                          kernel keeps that width and takes the rows in phase
                                          classes, rows this many apart (1 where all rows share
                                          one), each work-group one class, the grid a multiple of

@@ -217,14 +217,6 @@ typedef struct clnorm_op_params {
                                frame whose width the tensors' skew narrows below the table's */
     unsigned narrow_vec_max; /* narrow_item_bytes only where the vectors narrowed to at most this
                                many elements (0: any width) */
-    unsigned phase_groups;  /* forward in row phases (PHASE): a persistent grid of this many
-                               groups per compute unit, in whole phase classes, so that each
-                               group reads its weight and bias (element by element where
-                               misaligned) once for many rows; 0: the plan's grid (one row
-                               block per group, or a pipelined plan's persistent grid). For an
-                               A/B on a GPU (session 24: the phased forward at cols 1023 took
-                               one row per group and lost half the narrowed one's speed); 0 in
-                               every row */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -350,8 +342,6 @@ typedef struct clnorm_launch {
  * x's row stride (elements); they say whether row phases (PHASE) may keep the vectors wide. */
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool dres, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld);
-/* Rounds a forward grid capped at cap groups down to a multiple of L's phase period. */
-size_t clnorm__phase_groups(const clnorm_launch *L, size_t cap);
 /* The length of the kernels' local-memory rows (LOCAL_ROW): cols, rounded up to whole vectors
  * where the plan's vectors are unaligned (common.cl, LCOLS). */
 size_t clnorm__local_cols(const clnorm_launch *L, size_t cols);

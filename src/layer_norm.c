@@ -329,13 +329,10 @@ static bool forward_options(const clnorm_context *ctx, const void *arg_, char *b
                          (unsigned long long)ctx->params->fwd_rowwise_kib * 1024u) >= sizeof local)
         return false;
     /* Non-temporal stores only with a persistent grid: a work-item taking one row would end with
-     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms).
-     * PH_WCACHE: a phased forward's weight and bias kept in registers, only where a group takes
-     * many rows (persistent; both already in the variant key) */
-    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
+     * a fence per row, which cost more than the stores saved (fp32 cols 256: 13.0 -> 18.2 ms). */
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s -DT_X=%s -DT_Y=%s -DT_W=%s -DT_B=%s %s", shape, chan, o->bf16_only ? " -DBF16_INPUTS_ONLY" : "",
              local,
              L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "", L->persistent && ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
-             L->phase && L->persistent ? " -DPH_WCACHE" : "",
              token(o->x), token(o->y), token(o->w), token(o->b), ctx->user_options ? ctx->user_options : "") < n;
 }
 
@@ -365,12 +362,12 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
 
     const size_t align_or = cols | aligned_at(&vx) | vx.stride | aligned_at(&vy) | vy.stride | aligned_at(&vw) |
                             aligned_at(&vb);
-    /* (row phases: y's offset and stride against x's; not with the caller's memory at a skew) */
     const clnorm_view *fwd_views[] = {&vx, &vy, &vw, &vb};
-    const size_t phase_or = (vy.offset ^ vx.offset) | (vy.stride ^ vx.stride) | any_skew(fwd_views, 4);
+    /* (phase_or 0: row phases are the backward's; params.c's plan_phase) */
     clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or,
-                                   max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)), phase_or, vx.stride);
-    L.groups = clnorm__phase_groups(&L, CLNORM_FORWARD_MAX_GROUPS);
+                                   max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)), 0, vx.stride);
+    if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
+        L.groups = CLNORM_FORWARD_MAX_GROUPS;
     const bool perm = lane_perm(ctx, &L, fwd_views, 4);
     const fwd_options_arg oa = {&L, perm, x86_bf16(ctx, &L, fwd_views, 4), bf16_inputs_only(ctx, perm, fwd_views, 4),
                                 L.persistent ? nt_option(ctx, &L, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};

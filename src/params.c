@@ -52,12 +52,12 @@
  * fraction of the copy, narrowed -> phases, cols 1023 (131200 rows) / 4095 (32776 rows): F32
  * backward 0.549 -> 0.520 / 0.509 -> 0.706, backward_res 0.609 -> 0.552 / 0.380 -> 0.692, dx
  * 0.549 -> 0.741 / 0.684 -> 0.723, dx_res 0.643 -> 0.862 / 0.819 -> 0.845; BF16 backward 0.163
- * -> 0.275 / 0.278 -> 0.292, backward_res 0.141 -> 0.139 / 0.185 -> 0.320. Skipped: the forward
- * (F32 0.749 -> 0.370 / 0.687 -> 0.362, BF16 0.366 -> 0.172 / 0.315 -> 0.161, with the weight
- * and bias in registers) and the all-16-bit dx-only calls (BF16 dx 0.281 -> 0.226 / 0.319 ->
- * 0.249, dx_res 0.271 -> 0.248 / 0.292 -> 0.254). An H100 (run 1, the first weight access)
- * agreed but for BF16 at 4095. */
-#define NV_PHASE_SKIP (1u | (1u << 5) | (1u << 8) | (1u << 9))
+ * -> 0.275 / 0.278 -> 0.292, backward_res 0.141 -> 0.139 / 0.185 -> 0.320. Skipped: the
+ * all-16-bit dx-only calls (BF16 dx 0.281 -> 0.226 / 0.319 -> 0.249, dx_res 0.271 -> 0.248 /
+ * 0.292 -> 0.254). An H100 (run 1, the first weight access) agreed but for BF16 at 4095. (The
+ * forward, F32 0.749 -> 0.370 / 0.687 -> 0.362 and BF16 0.366 -> 0.172 / 0.315 -> 0.161 with the
+ * weight and bias in registers, takes no phases at all since 0.20.0: phase_op_bit.) */
+#define NV_PHASE_SKIP ((1u << 8) | (1u << 9))
 /* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): where the narrowed plan
  * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022
  * (2-element vectors) the narrowed plans won every op: F32 backward 0.721 -> 0.954,
@@ -284,7 +284,6 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"nt_unaligned_bytes", &p->nt_unaligned_bytes, 0, 64, false},
         {"nt_unaligned_row_bytes", &p->nt_unaligned_row_bytes, 0, 1u << 30, false},
         {"phase_skip", &p->phase_skip, 0, 1023, false},
-        {"fwd_phase_groups", &p->fwd.phase_groups, 0, 64, false},
         {"fwd_narrow_item_bytes", &p->fwd.narrow_item_bytes, 0, 1024, false},
         {"bwd_narrow_item_bytes", &p->bwd.narrow_item_bytes, 0, 1024, false},
         {"fwd_narrow_vec_max", &p->fwd.narrow_vec_max, 0, 64, false},
@@ -1034,7 +1033,7 @@ static size_t phase_period(size_t vec, size_t ld)
     return low == 0 || low >= vec ? 1 : vec / low;
 }
 
-/* Row phases (PHASE, common.cl; GPUs): where the alignment of cols, an offset or a row stride
+/* Row phases (PHASE, common.cl; GPUs; the backward only): where the alignment of cols, an offset or a row stride
  * would narrow the vectors, but every row tensor has x's offset and row stride modulo the table's
  * width, the plan of that width for rows of cols + width - 1 elements (a row's frame: its
  * columns with the elements before them in their first vector and after them in their last),
@@ -1042,13 +1041,16 @@ static size_t phase_period(size_t vec, size_t ld)
  * to whole phase classes. Returns false (L untouched) where it does not apply; *narrowed then
  * holds the narrowed plan where it planned one (*have_narrowed), which the caller need not plan
  * again (every enqueue plans). */
-/* The call's bit in the table's phase_skip: bit 0 the forward, 1 the backward with dweight/dbias,
- * 2 the same with a residual gradient, 3 the backward with dx only, 4 the same with a residual
- * gradient; 5 more in all-16-bit calls (bits 5-9; max_elem: the widest of all the call's
- * tensors, weight and bias included, as for the plan's width). */
-static unsigned phase_op_bit(bool backward, bool partials, bool has_dres, size_t max_elem)
+/* The backward call's bit in the table's phase_skip: bit 1 the backward with dweight/dbias, 2 the
+ * same with a residual gradient, 3 the backward with dx only, 4 the same with a residual
+ * gradient; 5 more in all-16-bit calls (bits 6-9; max_elem: the widest of all the call's
+ * tensors, weight and bias included, as for the plan's width). Bits 0 and 5 were the forward's,
+ * which takes no row phases since 0.20.0: the phased forward lost to the narrowed one on the
+ * H200 (session 22) and an H100 (session 26) in every form tried (per row, persistent with the
+ * weight and bias in registers, pipelined); those bits are accepted and change nothing. */
+static unsigned phase_op_bit(bool partials, bool has_dres, size_t max_elem)
 {
-    const unsigned op = !backward ? 0u : partials ? (has_dres ? 2u : 1u) : (has_dres ? 4u : 3u);
+    const unsigned op = partials ? (has_dres ? 2u : 1u) : (has_dres ? 4u : 3u);
     return 1u << (op + (max_elem == 2 ? 5u : 0u));
 }
 
@@ -1057,8 +1059,10 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
                        clnorm_launch *out, clnorm_launch *narrowed, bool *have_narrowed)
 {
     /* (the table's GPU rows: CPU devices too under CLNORM_DEVICE_CLASS=gpu, as CI runs them) */
-    const unsigned op_bit = phase_op_bit(backward, partials, has_dres, max_elem);
-    if (!ctx->params->row_phase || ctx->params->contig_rows || cols == 0 || (ctx->params->phase_skip & op_bit))
+    if (!backward || !ctx->params->row_phase || ctx->params->contig_rows || cols == 0)
+        return false;
+    const unsigned op_bit = phase_op_bit(partials, has_dres, max_elem);
+    if (ctx->params->phase_skip & op_bit)
         return false;
     /* (every call plans: where the alignment allows the table's width, nothing to do, without
      * planning twice more) */
@@ -1093,7 +1097,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * in registers and still takes a warp of items, or where only it holds the frame; a frame of
      * 2^k vectors, one that 4 vectors per item would not fit, or a short one, keeps the table's
      * target) */
-    if (backward && has_dres && max_elem == 2 && ctx->params->bwd.phase_target16_res) {
+    if (has_dres && max_elem == 2 && ctx->params->bwd.phase_target16_res) {
         const clnorm_launch L0 = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
                                            (nvf * wide) | phase_or, max_elem, false, false);
         if (L0.ncache && (!L.ncache || L.tpr < 32 || (size_t)L.tpr * L.ncache >= (size_t)L0.tpr * L0.ncache))
@@ -1104,38 +1108,19 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;
     /* plan_core planned one class (rows / p rows, its blocks): a grid per class where that is
-     * one block a group (the forward's, or few rows); a persistent grid (the backward's, the
-     * pipelined forward's) kept near its size, in whole classes, and within the backward
-     * workspace's cap */
+     * one block a group (few rows); else the persistent grid kept near its size, in whole
+     * classes, and within the workspace's cap */
     const size_t blocks = ((rows + p - 1) / p + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
     size_t g = L.groups >= blocks ? p * blocks : L.groups / p * p;
-    if (backward) {
-        const size_t cap = ctx->info.max_alloc && ctx->info.max_alloc < ctx->params->workspace_cap
-                               ? (size_t)ctx->info.max_alloc
-                               : ctx->params->workspace_cap,
-                     per_group = 2 * (size_t)L.rpw * cols * sizeof(float);
-        if (g > cap / per_group)
-            g = cap / per_group / p * p;
-    }
-    if (!backward && ctx->params->fwd.phase_groups) {
-        /* (fwd_phase_groups: persistent, the weight and bias read once per group; a grid that
-         * is not a multiple of the period would leave classes without a group) */
-        const size_t cap = (size_t)ctx->info.compute_units * ctx->params->fwd.phase_groups / p * p;
-        if (g > cap) {
-            g = cap;
-            L.persistent = true;
-        }
-    }
+    const size_t cap = ctx->info.max_alloc && ctx->info.max_alloc < ctx->params->workspace_cap
+                           ? (size_t)ctx->info.max_alloc
+                           : ctx->params->workspace_cap,
+                 per_group = 2 * (size_t)L.rpw * cols * sizeof(float);
+    if (g > cap / per_group)
+        g = cap / per_group / p * p;
     L.groups = g < p ? p : g;
     *out = L;
     return true;
-}
-
-size_t clnorm__phase_groups(const clnorm_launch *L, size_t cap)
-{
-    if (L->groups <= cap)
-        return L->groups;
-    return L->phase > 1 ? cap / L->phase * L->phase : cap;
 }
 
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows, size_t cols,
