@@ -132,14 +132,15 @@
  *     without them), for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
  *     cols on they apply, 0 = any), `bwd_rpi_cols_max` (up to how many cols, 0 = any),
  *     `bwd_rpi_short_cols` / `bwd_rpi16_short_cols` (the rows per item of `bwd_rpi` / `bwd_rpi16`
- *     (or those that replace it: `bwd_rpi16_res`, `bwd_rpi16_avx2`) also for rows of at most this
+ *     (or what replaces it: `bwd_rpi16_avx2`; not `bwd_rpi_res` / `bwd_rpi16_res`) also for rows of at most this
  *     many cols, whatever `bwd_rpi_cols` / `bwd_rpi_cols_max` say, in calls whose widest element
  *     is 4 / 2 bytes, with or without dweight/dbias; 0 = none),
  *     `bwd_dx16_cols` (all-16-bit calls without dweight/dbias or a residual gradient from this
  *     many cols on: at most `bwd_tpr_max16` items per row where the row still fits
  *     `bwd_ncache_dx` vectors per item, pipelined; 0 = never),
- *     `bwd_rpi16_res` (rows per item of all-16-bit calls with dweight/dbias and a residual
- *     gradient, 0 = `bwd_rpi16`, else 1, 2 or 4), `bwd_raw16` (the register cache of all-16-bit
+ *     `bwd_rpi16_res` / `bwd_rpi_res` (rows per item of all-16-bit / 32-bit calls with
+ *     dweight/dbias and a residual gradient, but for the short rows above; 0 = `bwd_rpi16` /
+ *     `bwd_rpi`, else 1, 2 or 4; the CPU row's 2 and 2, the NVIDIA row's 2 and 0), `bwd_raw16` (the register cache of all-16-bit
  *     calls holds x and dy as stored, 0 or 1), `fwd_raw16` (the same for the forward's x, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
  *     `bwd_tpr_max` up to this where the row then fits the register cache; 0 or a power of two up
  *     to 1024), `bwd_tpr_max16` (cap on items per row of all-16-bit calls with dweight/dbias, over

@@ -75,7 +75,9 @@ typedef struct clnorm_op_params {
                                instead of after the row sums where it takes at most this many bytes
                                per work-group (0: never) */
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
-                               gradient (0: rpi16) */
+                               gradient, but for the short rows of rpi16_short_cols (0: rpi16) */
+    unsigned rpi_res;       /* the same in calls whose widest element is 4 bytes (0: rpi; the short
+                               rows of rpi_short_cols keep rpi) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
     unsigned rpi_cols_max_intel_bf16; /* the same bound instead on PoCL x86 hosts with an Intel CPU
                                that has AVX512_BF16 (info.x86_intel_bf16; 0: rpi_cols_max) */
@@ -88,9 +90,8 @@ typedef struct clnorm_op_params {
                                also for rows of at most this many cols, whatever rpi_cols and
                                rpi_cols_max say, with or without dweight/dbias (rpi otherwise only
                                with them) (0: none) */
-    unsigned rpi16_short_cols; /* the same for calls whose widest element is 2 bytes (rpi16, or what
-                               replaces it: rpi16_res, on PoCL x86 hosts without AVX-512
-                               bwd_rpi16_avx2) */
+    unsigned rpi16_short_cols; /* the same for calls whose widest element is 2 bytes (rpi16, or on
+                               PoCL x86 hosts without AVX-512 bwd_rpi16_avx2, which replaces it) */
     unsigned dx16_cols;     /* backward without dweight/dbias and without a residual gradient, every
                                tensor 16-bit, from this many cols on: at most tpr_max16 items per
                                row where the row then still fits ncache_dx vectors per item, and

@@ -145,7 +145,7 @@ static const clnorm_device_params table[] = {
      .fwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 1, .rpi16 = 2,
              .rpi_cols_max = 512, .rpi_cols_max_intel_bf16 = 32768, .rpi4_cols_intel_bf16 = 256, .rpi4_cols32 = 128},
      .bwd = {.tpr = 1, .target = 1, .target16 = 1, .wg = 1, .groups_per_cu = 4, .rpi = 4, .rpi16 = 4,
-             .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256},
+             .rpi_cols = 2048, .rpi_short_cols = 16, .rpi16_short_cols = 256, .rpi_res = 2, .rpi16_res = 2},
      .workspace_cap = 64 * MiB, .bf16_zext = true, .x86_bf16 = true, .nt_kib = 16384, .nt_unaligned_bytes = 64,
      .nt_unaligned_row_bytes = 2048, .pf_bytes = 1024, .pf_l2_bytes = 4096, .fwd_rowwise_kib = 16,
      .local_row_kib = 12,
@@ -244,7 +244,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_tpr_max16", &p->bwd.tpr_max16, 0, 1024, true}, {"bwd_ncache_dx", &p->bwd.ncache_dx, 0, 16, false},
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
-        {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
+        {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_res", &p->bwd.rpi_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
         {"bwd_dx16_cols", &p->bwd.dx16_cols, 0, 1u << 30, false}, {"fwd_pipe_cols", &p->fwd.pipe_cols, 0, 1u << 30, false},
         {"bwd_prefetch16_cols", &p->bwd.prefetch16_cols, 0, 1u << 30, false},
         {"bwd_dxb", &p->bwd.dxb, 0, 16, false},      {"bwd_dxb16", &p->bwd.dxb16, 0, 16, false},
@@ -553,10 +553,24 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * divisions and rsqrt went together (ROWS_HSUM): 128 1.09 / 1.13 / 1.02 -> 1.27 / 1.29 / 1.30,
      * three alternations, so up to 128; 256 even, 1.17-1.25 -> 1.25-1.30) */
     const bool short32 = !backward && max_elem == 4 && op->rpi4_cols32 && cols <= op->rpi4_cols32;
-    const unsigned rpi_req = short32 ? 4 : max_elem != 2 ? op->rpi
-                             : backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2 ? P->bwd_rpi16_avx2
-                             : rpi4 ? 4
-                             : has_dres && op->rpi16_res ? op->rpi16_res : op->rpi16;
+    const unsigned short_cols = max_elem == 2 ? op->rpi16_short_cols : op->rpi_short_cols;
+    const bool short_rows = backward && short_cols && cols <= short_cols;
+    /* (rpi_res / rpi16_res: calls with a residual gradient, but for the short rows below, which
+     * keep rpi / rpi16. The CPU row's 2, session 27, PoCL on a Sapphire Rapids host, 2^26
+     * elements, fraction of the copy, three alternations, 4 -> 2 rows per item: bf16
+     * backward_res cols 2048 0.98 / 0.97 / 0.98 -> 1.09 / 1.05 / 0.98, 4096 0.95 / 0.98 / 0.99 ->
+     * 0.91 / 0.97 / 0.98, 8192 0.96 / 0.92 / 0.95 -> 1.02 / 1.05 / 1.01, 16384 0.92 / 0.89 / 0.92
+     * -> 0.97 / 0.99 / 0.99, 32768 0.83 / 0.84 / 0.83 -> 0.93 / 0.91 / 0.91, 65536 0.71 / 0.79 /
+     * 0.73 -> 0.78 / 0.78 / 0.76; fp32 in docs/PERFORMANCE.md, session 27. Each item's rows
+     * stream x, dy, the residual gradient and dx at once: with 4 rows, 16 streams) */
+    const unsigned rpi_res = max_elem == 2 ? op->rpi16_res : op->rpi_res;
+    const bool avx2_16 = max_elem == 2 && backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2;
+    const unsigned rpi_req = short32                              ? 4
+                             : avx2_16                            ? P->bwd_rpi16_avx2
+                             : has_dres && rpi_res && !short_rows ? rpi_res
+                             : max_elem != 2                      ? op->rpi
+                             : rpi4                               ? 4
+                                                                  : op->rpi16;
     /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
      * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
@@ -579,8 +593,6 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * 1.10; bf16 16 0.30 / 0.30 -> 0.46 / 0.48, 32 0.37 / 0.37 -> 0.58 / 0.56, 64 0.83 / 0.83 ->
      * 0.88 / 0.87, 128 0.80 / 0.79 -> 1.06 / 1.08, 256 1.08 / 1.07 -> 1.24 / 1.25, with the
      * residual gradient 0.46-1.22 -> 0.61-1.35) */
-    const unsigned short_cols = max_elem == 2 ? op->rpi16_short_cols : op->rpi_short_cols;
-    const bool short_rows = backward && short_cols && cols <= short_cols;
     const bool rpi_cols_ok = short32 || (cols >= op->rpi_cols && (!rpi_max || cols <= rpi_max)) || short_rows;
     if (tpr == 0) {
         /* Items per row: about nv / target, a power of two up to a warp (the in-warp butterflies

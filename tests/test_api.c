@@ -1435,11 +1435,31 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(a, DX, 1024, CLNORM_F32).local_row, 0);
     clnorm_context_release(a);
     /* ... and such hosts take bwd_rpi16_avx2 rows per item in 16-bit calls (fp32: bwd_rpi) */
-    a = class_context_with_tune("cpu", "bwd_rpi=4,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=2");
+    a = class_context_with_tune("cpu", "bwd_rpi=4,bwd_rpi16=4,bwd_rpi_cols=2048,bwd_rpi16_avx2=2,bwd_rpi16_res=0");
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_BF16).rows_per_item, avx2 ? 2 : 4);
     ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_BF16).rows_per_item, avx2 ? 2 : 4);
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_F32).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).rows_per_item, 1);
+    clnorm_context_release(a);
+    /* ... and calls with a residual gradient take bwd_rpi_res / bwd_rpi16_res rows per item (the
+     * CPU row's 2; bwd_rpi16_avx2 still first on AVX2 hosts), but for the short rows
+     * (bwd_rpi_short_cols / bwd_rpi16_short_cols), which keep bwd_rpi / bwd_rpi16 */
+    a = class_context_with_tune("cpu", "");
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_F32).rows_per_item, 2);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 65536, CLNORM_F32).rows_per_item, 2);
+    ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 16384, CLNORM_BF16).rows_per_item, avx2 ? 1 : 2);
+    ck_assert_uint_eq(plan_of(a, 1, 16384, CLNORM_BF16).rows_per_item, avx2 ? 1 : 4);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 16, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 1024, CLNORM_F32).rows_per_item, 1); /* below bwd_rpi_cols */
+    clnorm_context_release(a);
+    a = class_context_with_tune("cpu", "bwd_rpi_res=0,bwd_rpi16_res=4,bwd_rpi16=2");
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_F32).rows_per_item, 4);
+    if (!avx2) { /* (AVX2 hosts: bwd_rpi16_avx2 first, and their local rows) */
+        ck_assert_uint_eq(plan_of(a, 1 | RES, 16384, CLNORM_BF16).rows_per_item, 4);
+        ck_assert_uint_eq(plan_of(a, 1, 16384, CLNORM_BF16).rows_per_item, 2);
+        ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).rows_per_item, 2); /* short: bwd_rpi16 */
+    }
     clnorm_context_release(a);
 }
 END_TEST

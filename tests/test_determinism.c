@@ -116,8 +116,8 @@ END_TEST
 #define FWD32_MANY FWD_LOCAL
 #define FWD32_ONE "local_row_kib=1,local_row_kib_avx2=1,local_row_kib_intel_bf16=1"
 /* the backward: 4 rows per item also for 16-bit calls on AVX2 hosts (bwd_rpi16_avx2), or one */
-#define BWD_MANY "bwd_rpi16_avx2=4"
-#define BWD_ONE "bwd_rpi=1,bwd_rpi16=1,bwd_rpi16_res=1,bwd_rpi16_avx2=1,bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0"
+#define BWD_MANY "bwd_rpi16_avx2=4,bwd_rpi_res=4,bwd_rpi16_res=4"
+#define BWD_ONE "bwd_rpi=1,bwd_rpi16=1,bwd_rpi16_res=1,bwd_rpi_res=1,bwd_rpi16_avx2=1,bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0"
 
 /* restores an environment variable saved by save_env */
 static void restore_env(const char *name, char *saved)
@@ -269,6 +269,8 @@ START_TEST(rows_per_item_backward)
         {66, 16, CLNORM_F32, AFF_NONE, RES_NONE, LAY_DENSE},       /* ... dx only */
         {35, 4096, CLNORM_F32, AFF_GRADS, RES_NONE, LAY_DENSE},    /* fp32 long rows */
         {35, 4099, CLNORM_F32, AFF_WB, RES_NONE, LAY_DENSE},       /* ... unaligned, tails */
+        {21, 2048, CLNORM_F32, AFF_GRADS, RES_SEPARATE, LAY_DENSE}, /* ... with a residual gradient */
+        {19, 2048, CLNORM_BF16, AFF_GRADS, RES_INPLACE, LAY_DENSE}, /* 16-bit long rows, the same */
         {67, 64, CLNORM_BF16, AFF_GRADS, RES_INPLACE, LAY_PAD_ODD}, /* 16-bit short rows */
         {37, 250, CLNORM_BF16, AFF_NONE, RES_SEPARATE, LAY_PAD_ODD},
     };

@@ -111,7 +111,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "shfl=2", "perm=2", "contig=7", "red_lanes=3", "red_lanes=64", "bwd_rpi=3",
                          "bwd_rpi16=8", "bwd_rpi=0", "bwd_raw16=2", "zext=2", "x86bf16=5", "bwd_rpi_cols=-1",
                          "nt_kib=x", "fwd_groups=65", "bwd_pipe=3", "bwd_tpr_max_cached=768",
-                         "bwd_tpr_max16=2048", "bwd_ncache_dx=17", "bwd_ncache=-1", "bwd_rpi16_res=3", "bwd_dr_early=y",
+                         "bwd_tpr_max16=2048", "bwd_ncache_dx=17", "bwd_ncache=-1", "bwd_rpi16_res=3", "bwd_rpi_res=3", "bwd_rpi_res=8", "fwd_rpi_res=2", "bwd_dr_early=y",
                          "bwd_rpi_cols_max=-2", "local_row_kib=2000000", "local_row_kib_intel_bf16=2000000", "local_row_kib_intel_bf16=q",
                          "bwd_local_row_kib_intel_bf16=2000000", "bwd_local_row_kib_intel_bf16=-1",
                          "fwd_rpi_cols_max_intel_bf16=z", "fwd_rpi4_cols_intel_bf16=1073741825", "bwd_dx16_cols=z", "fwd_raw16=2", "fwd_pipe=3",
@@ -153,7 +153,7 @@ START_TEST(malformed_tune_fails_context_creation)
     clnorm_context *ctx = NULL;
     setenv("CLNORM_TUNE", "fwd_target=2,fwd_target16=8,bwd_target16=2,fwd_tpr_max=512,bwd_groups=2,shfl=0,bwd_rpi=2,"
                           "bwd_rpi16=4,bwd_raw16=1,bwd_rpi_cols=0,zext=0,x86bf16=0,nt_kib=0,nt_unaligned_bytes=32,nt_unaligned_row_bytes=4096,fwd_groups=0,bwd_pipe=2,"
-                          "bwd_tpr_max_cached=1024,bwd_tpr_max16=0,bwd_ncache_dx=4,bwd_rpi16_res=2,bwd_dr_early=0,"
+                          "bwd_tpr_max_cached=1024,bwd_tpr_max16=0,bwd_ncache_dx=4,bwd_rpi16_res=2,bwd_rpi_res=2,bwd_dr_early=0,"
                           "bwd_rpi_cols_max=4096,local_row_kib=0,local_row_kib_intel_bf16=512,bwd_local_row_kib_intel_bf16=48,fwd_rpi_cols_max_intel_bf16=32768,fwd_rpi4_cols_intel_bf16=256,bwd_dx16_cols=16384,fwd_raw16=1,fwd_pipe=2,fwd_pipe_cols=0,"
                           "bwd_prefetch16_cols=12288,fwd_ncache=3,bwd_ncache=5,bwd_dxb=3,bwd_dxb16=16,bwd_pipe_vecs=0,"
                           "bwd_fill16=5,bwd_prefetch_cols=8192,fwd_pipe_prefetch_cols=12288,bwd_acc_groups=1,fwd_fit16=6,fwd_fit16_tpr=256,"
