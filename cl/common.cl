@@ -622,7 +622,7 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 #define PH_KEEP(k, v) (PH_FULL(k) ? (v) : ph_zero_outside((v), (k), ph_h, (long)cols))
 /* class-row index i of this group's phase class -> row; rows of class 0 (the most of any class).
  * The period is a power of two: shifts and masks, not 64-bit divisions (tens of instructions
- * each on a GPU, in every item of a forward group that takes one row) */
+ * each on a GPU) */
 #define PH_ROW(i) (ph_c + ((ulong)(i) << ph_s))
 #define PH_ROWS(n) (((n) + ph_p - 1) >> ph_s)
 #define PH_BLOCKS_FIRST(n) ((ulong)get_group_id(0) >> ph_s)

@@ -139,8 +139,9 @@
  *     many cols on: at most `bwd_tpr_max16` items per row where the row still fits
  *     `bwd_ncache_dx` vectors per item, pipelined; 0 = never),
  *     `bwd_rpi16_res` / `bwd_rpi_res` (rows per item of all-16-bit / 32-bit calls with
- *     dweight/dbias and a residual gradient, but for the short rows above; 0 = `bwd_rpi16` /
- *     `bwd_rpi`, else 1, 2 or 4; the CPU row's 2 and 2, the NVIDIA row's 2 and 0), `bwd_raw16` (the register cache of all-16-bit
+ *     dweight/dbias and a residual gradient, but for the short rows above, and `bwd_rpi_res` not
+ *     on PoCL x86 hosts without AVX-512; 0 = `bwd_rpi16` / `bwd_rpi`, else 1, 2 or 4; the CPU row's 2 and 2,
+ *     the NVIDIA row's 2 and 0), `bwd_raw16` (the register cache of all-16-bit
  *     calls holds x and dy as stored, 0 or 1), `fwd_raw16` (the same for the forward's x, 0 or 1), `bwd_tpr_max_cached` (items per row may go past
  *     `bwd_tpr_max` up to this where the row then fits the register cache; 0 or a power of two up
  *     to 1024), `bwd_tpr_max16` (cap on items per row of all-16-bit calls with dweight/dbias, over
@@ -184,7 +185,7 @@
  *     cols more fit too; 0 = never), `bwd_local_row_kib_intel_bf16` (the same, on a PoCL x86 host
  *     whose CPU is Intel's and has AVX512_BF16, as above; 0 = never), `bwd_rpi16_avx2`
  *     (on a PoCL x86 host without AVX-512: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
- *     `bwd_rpi16`; 0 = `bwd_rpi16`), `fwd_rpi16` (the forward's local row, all-16-bit calls:
+ *     `bwd_rpi16` and `bwd_rpi16_res`; 0 = those), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
  *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
  *     to these cols; 0 = no bound; `fwd_rpi_cols_max_intel_bf16` instead of the latter on a PoCL

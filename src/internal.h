@@ -215,7 +215,8 @@ typedef struct clnorm_op_params {
                                vectors); only where the row still takes 32 items or more, and
                                (params.c's plan_core) not where the raised plan leaves the register
                                cache in calls with dweight/dbias (0: off). Also inside a phased
-                               frame whose width the tensors' skew narrows below the table's */
+                               frame (the backward's) whose width the tensors' skew narrows
+                               below the table's */
     unsigned narrow_vec_max; /* narrow_item_bytes only where the vectors narrowed to at most this
                                many elements (0: any width) */
 } clnorm_op_params;
@@ -236,7 +237,8 @@ typedef struct clnorm_device_params {
                                keep the table's width instead, with unaligned vector accesses and
                                the row's last cols % width elements one at a time (UNALIGNED);
                                0: never */
-    bool row_phase;         /* GPUs, register-cache shapes: where alignment would narrow the
+    bool row_phase;         /* GPUs, the backward's register-cache shapes (never the forward,
+                               since 0.20.0): where alignment would narrow the
                                vectors but every row tensor has the same offset and row stride
                                modulo the table's width, keep the width and take the rows in
                                phase classes (PHASE, common.cl); tunable as `phase`. On in

@@ -109,7 +109,7 @@ static const clnorm_device_params table[] = {
      * bf16 in natural element order by zero-extension / narrowing conversion, and stored with
      * AVX512_BF16 where the probe allows: 25-40 % less time than the permuted-lane order in the
      * bf16 forward and backward with the data in cache. Calls with dweight/dbias take 4 rows per
-     * item from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
+     * item (2 with a residual gradient on AVX-512 hosts, session 27) from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). The forward of
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
@@ -565,12 +565,15 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * stream x, dy, the residual gradient and dx at once: with 4 rows, 16 streams) */
     const unsigned rpi_res = max_elem == 2 ? op->rpi16_res : op->rpi_res;
     const bool avx2_16 = max_elem == 2 && backward && ctx->info.x86_no_avx512 && P->bwd_rpi16_avx2;
-    const unsigned rpi_req = short32                              ? 4
-                             : avx2_16                            ? P->bwd_rpi16_avx2
-                             : has_dres && rpi_res && !short_rows ? rpi_res
-                             : max_elem != 2                      ? op->rpi
-                             : rpi4                               ? 4
-                                                                  : op->rpi16;
+    /* (rpi_res not on PoCL x86 hosts without AVX-512: unmeasured there, and their fp32 rows per
+     * item were measured on their own in session 11; their 16-bit calls take bwd_rpi16_avx2) */
+    const bool res_rows = has_dres && rpi_res && !short_rows && !(max_elem != 2 && ctx->info.x86_no_avx512);
+    const unsigned rpi_req = short32         ? 4
+                             : avx2_16       ? P->bwd_rpi16_avx2
+                             : res_rows      ? rpi_res
+                             : max_elem != 2 ? op->rpi
+                             : rpi4          ? 4
+                                             : op->rpi16;
     /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
      * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
@@ -907,7 +910,9 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
          * 32.6 -> 47.9, so 16-bit calls only). On Intel hosts with AVX512_BF16 up to
          * bwd_local_row_kib_intel_bf16, 48 KiB: one row per item (the 4 rows per item that calls
-         * with dweight/dbias take from cols 2048 would need 9 * cols floats, past the bound). Their
+         * with dweight/dbias take from cols 2048 would need 9 * cols floats, past the bound; calls
+         * with a residual gradient take 2 there, rpi16_res, 5 * cols floats: the local row up to
+         * cols 3072, from 2458 without the weight's copy). Their
          * Sapphire Rapids, bf16, 2^26 elements, ms, two alternations, without -> with (session 19):
          * with dweight/dbias cols 512 17.8 -> 13.5-14.1, 1024 19.2-20.2 -> 12.7, 256 17.1-17.6 ->
          * 17.7-18.1; with the residual gradient too 256 19.5-20.0 -> 18.1-18.6, 512 20.2-20.6 ->

@@ -1422,12 +1422,22 @@ START_TEST(plan_local_row_rule)
     clnorm_context_release(off);
     /* ... and on Intel AVX512_BF16 PoCL hosts within bwd_local_row_kib_intel_bf16 instead: 48 KiB
      * is 4096 columns one row at a time with the weight's copy (3 * cols floats), 6144 without it;
-     * 4 rows per item (from cols 2048 with dweight/dbias) need 9 * cols floats */
+     * 4 rows per item (from cols 2048 with dweight/dbias) need 9 * cols floats, the 2 of calls with
+     * a residual gradient (bwd_rpi16_res) 5 * cols, 4 * cols without the weight's copy: up to
+     * cols 3072 */
     a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0,bwd_local_row_kib_intel_bf16=48,bwd_rpi16=4,"
                                        "bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
     ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).local_row, intel_bf16);
     ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).local_row, intel_bf16);
     ck_assert_uint_eq(plan_of(a, DX, 4096, CLNORM_F16).local_row, intel_bf16);
+    {
+        clnorm_context *r = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0,bwd_local_row_kib_intel_bf16=48,"
+                                                           "bwd_rpi16=4,bwd_rpi16_res=2,bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
+        const clnorm_launch_info r1 = plan_of(r, 1 | RES, 2048, CLNORM_BF16), r2 = plan_of(r, 1 | RES, 3073, CLNORM_BF16);
+        ck_assert(r1.local_row == intel_bf16 && r2.local_row == 0);
+        ck_assert_uint_eq(r1.rows_per_item, 2);
+        clnorm_context_release(r);
+    }
     ck_assert_uint_eq(plan_of(a, DX, 6144, CLNORM_BF16).local_row, intel_bf16);
     ck_assert_uint_eq(plan_of(a, DX, 6152, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(a, 1, 2048, CLNORM_BF16).rows_per_item, 4);
@@ -1442,11 +1452,12 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).rows_per_item, 1);
     clnorm_context_release(a);
     /* ... and calls with a residual gradient take bwd_rpi_res / bwd_rpi16_res rows per item (the
-     * CPU row's 2; bwd_rpi16_avx2 still first on AVX2 hosts), but for the short rows
+     * CPU row's 2; AVX2 hosts keep bwd_rpi in 32-bit calls, and bwd_rpi16_avx2 comes first in
+     * 16-bit ones), but for the short rows
      * (bwd_rpi_short_cols / bwd_rpi16_short_cols), which keep bwd_rpi / bwd_rpi16 */
     a = class_context_with_tune("cpu", "");
-    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_F32).rows_per_item, 2);
-    ck_assert_uint_eq(plan_of(a, 1 | RES, 65536, CLNORM_F32).rows_per_item, 2);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_F32).rows_per_item, avx2 ? 4 : 2);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 65536, CLNORM_F32).rows_per_item, avx2 ? 4 : 2);
     ck_assert_uint_eq(plan_of(a, 1, 4096, CLNORM_F32).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(a, 1 | RES, 16384, CLNORM_BF16).rows_per_item, avx2 ? 1 : 2);
     ck_assert_uint_eq(plan_of(a, 1, 16384, CLNORM_BF16).rows_per_item, avx2 ? 1 : 4);
@@ -1455,6 +1466,7 @@ START_TEST(plan_local_row_rule)
     clnorm_context_release(a);
     a = class_context_with_tune("cpu", "bwd_rpi_res=0,bwd_rpi16_res=4,bwd_rpi16=2");
     ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_F32).rows_per_item, 4);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 4096, CLNORM_F32).rows_per_item, plan_of(a, 1, 4096, CLNORM_F32).rows_per_item);
     if (!avx2) { /* (AVX2 hosts: bwd_rpi16_avx2 first, and their local rows) */
         ck_assert_uint_eq(plan_of(a, 1 | RES, 16384, CLNORM_BF16).rows_per_item, 4);
         ck_assert_uint_eq(plan_of(a, 1, 16384, CLNORM_BF16).rows_per_item, 2);
@@ -1643,8 +1655,9 @@ END_TEST
  * the all-16-bit dx-only ones): where cols would narrow the vectors, the GPU row's backward
  * keeps the table's width (16 bytes) in register-cache plans, rows of one phase class width /
  * gcd(width, cols) apart (dense rows: the stride is cols), the grid in whole classes; not where
- * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, never in
- * the CPU row, and never in the forward (since 0.20.0, whatever phase_skip says). */
+ * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, not where
+ * the row streams, never in the CPU row, and never in the forward (since 0.20.0, whatever
+ * phase_skip says). */
 START_TEST(plan_row_phase_rule)
 {
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
@@ -1703,6 +1716,10 @@ START_TEST(plan_row_phase_rule)
         }
         clnorm_context_release(skip);
     }
+    /* the backward's row streams past the GPU row's register cache (a frame of 16385 vectors):
+     * narrowed */
+    const clnorm_launch_info s = plan_of(on, DX, 65537, CLNORM_F32);
+    ck_assert(s.row_phase == 0 && s.vector_width == 1 && s.register_cache == 0);
     clnorm_context_release(on);
     clnorm_context_release(off);
     clnorm_context_release(cpu);

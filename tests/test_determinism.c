@@ -115,7 +115,10 @@ END_TEST
  * one row ((2 + 1) * cols floats: up to 85 cols, rounded up to whole vectors where unaligned) */
 #define FWD32_MANY FWD_LOCAL
 #define FWD32_ONE "local_row_kib=1,local_row_kib_avx2=1,local_row_kib_intel_bf16=1"
-/* the backward: 4 rows per item also for 16-bit calls on AVX2 hosts (bwd_rpi16_avx2), or one */
+/* the backward: 4 rows per item also for 16-bit calls on AVX2 hosts (bwd_rpi16_avx2) and in calls
+ * with a residual gradient (bwd_rpi_res, bwd_rpi16_res: the CPU row's 2), or one. (On Intel
+ * AVX512_BF16 hosts a 16-bit row of 2048 with one row per item takes the local row, the 4-row plan
+ * the streaming one: dx's bits are the same either way) */
 #define BWD_MANY "bwd_rpi16_avx2=4,bwd_rpi_res=4,bwd_rpi16_res=4"
 #define BWD_ONE "bwd_rpi=1,bwd_rpi16=1,bwd_rpi16_res=1,bwd_rpi_res=1,bwd_rpi16_avx2=1,bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0"
 
