@@ -208,6 +208,10 @@ typedef struct clnorm_op_params {
                                holds the frame (params.c's plan_phase). A frame of cols + VEC - 1
                                elements takes one vector more than a power of two at cols 1023 /
                                2047, which target16's power-of-two items leave half idle */
+    unsigned phase_rpi16_res; /* backward in row phases, all-16-bit calls with a residual gradient:
+                               rows per item instead of rpi16_res / rpi16 (0: those) */
+    unsigned phase_nopipe16_res; /* the same calls: never pipelined (1), whatever pipe says (0: as
+                               pipe says) */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
                                width: the vectors per item aimed at raised from target / target16
                                to narrow_item_bytes / (vector bytes), so that each item has about

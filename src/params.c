@@ -289,6 +289,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_narrow_vec_max", &p->fwd.narrow_vec_max, 0, 64, false},
         {"bwd_narrow_vec_max", &p->bwd.narrow_vec_max, 0, 64, false},
         {"bwd_phase_target16_res", &p->bwd.phase_target16_res, 0, 64, false},
+        {"bwd_phase_rpi16_res", &p->bwd.phase_rpi16_res, 0, 4, true},
+        {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 1, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
     };
@@ -484,9 +486,13 @@ static unsigned cache_limit(const clnorm_op_params *op, bool backward, bool part
     return backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
 }
 
+/* plan_shape's and plan_core's `frame`: not a row-phase frame, a frame (plan_phase) at the
+ * table's phase_target16_res, or a frame at the usual target */
+enum { FRAME_NONE = 0, FRAME_TARGET = 1, FRAME_PLAIN = 2 };
+
 /* plan_core's work; `raise`: narrow_item_bytes may apply (*raised: it did) */
 static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
-                                size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame, bool raise,
+                                size_t cols, size_t align_or, size_t max_elem, bool unaligned, int frame, bool raise,
                                 bool *raised)
 {
     const clnorm_device_params *P = ctx->params;
@@ -568,12 +574,15 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (rpi_res not on PoCL x86 hosts without AVX-512: unmeasured there, and their fp32 rows per
      * item were measured on their own in session 11; their 16-bit calls take bwd_rpi16_avx2) */
     const bool res_rows = has_dres && rpi_res && !short_rows && !(max_elem != 2 && ctx->info.x86_no_avx512);
-    const unsigned rpi_req = short32         ? 4
-                             : avx2_16       ? P->bwd_rpi16_avx2
-                             : res_rows      ? rpi_res
-                             : max_elem != 2 ? op->rpi
-                             : rpi4          ? 4
-                                             : op->rpi16;
+    /* (phase_rpi16_res: the phased all-16-bit residual backward's own, in its frame's plan) */
+    const bool phase_res16 = frame != FRAME_NONE && has_dres && max_elem == 2;
+    const unsigned rpi_req = short32                              ? 4
+                             : avx2_16                            ? P->bwd_rpi16_avx2
+                             : phase_res16 && op->phase_rpi16_res ? op->phase_rpi16_res
+                             : res_rows                           ? rpi_res
+                             : max_elem != 2                      ? op->rpi
+                             : rpi4                               ? 4
+                                                                  : op->rpi16;
     /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
      * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
@@ -607,7 +616,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * of the copy, target16 2 -> 4: cols 1023 0.209 -> 0.323 (128 x 2 pipelined, 2 rows per
          * item -> 64 x 3), 2047 0.225 -> 0.329, 4095 0.452 -> 0.449 (the same plan)) */
         size_t target = short16 && has_dres && op->short16_target_res ? op->short16_target_res
-                        : frame && has_dres && max_elem == 2 && op->phase_target16_res ? op->phase_target16_res
+                        : frame == FRAME_TARGET && has_dres && max_elem == 2 && op->phase_target16_res ? op->phase_target16_res
                         : max_elem == 2 ? op->target16
                                         : op->target;
         /* ... more where the alignment narrowed the vectors (narrow_item_bytes), so that each
@@ -816,7 +825,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * per work-group: their sums take registers too; bf16 at cols 12288, 512 items x 3 vectors,
      * spilled pipelined, 0.311 ms, against 0.256 without; but always in the 16-bit fill rule's
      * layouts, which lose without it: bf16 at 5120, 2 slots of 128 items x 5, 0.301 ms, 0.231 with) */
-    L.pipe = backward ? L.ncache &&
+    L.pipe = backward ? L.ncache && !(phase_res16 && op->phase_nopipe16_res) &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&
                             (!partials || !op->pipe_vecs || fill_nc ||
@@ -1031,7 +1040,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
  * cols 1022 and 4 vectors per item, not cached, 0.697 -> 0.194 of the copy). (The forward's raise
  * stays within its cache depth, so it leaves no row of a cached forward uncached) */
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
-                               size_t cols, size_t align_or, size_t max_elem, bool unaligned, bool frame)
+                               size_t cols, size_t align_or, size_t max_elem, bool unaligned, int frame)
 {
     bool raised = false;
     const clnorm_launch L =
@@ -1086,7 +1095,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const size_t table_vec = ctx->params->vec_bytes / max_elem;
     if (table_vec <= 1 || (align_or & (table_vec - 1)) == 0)
         return false;
-    const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
+    const clnorm_launch nl = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
     *narrowed = nl;
     *have_narrowed = true;
     const size_t narrow = nl.vec;
@@ -1099,7 +1108,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
      * were aligned; phase_or's low bits still bound it) */
     const size_t wide = plan_core(ctx, backward, partials, has_dres, rows, cols, ((size_t)1 << 30) | phase_or,
-                                  max_elem, false, false).vec;
+                                  max_elem, false, FRAME_NONE).vec;
     if (wide <= narrow)
         return false;
     const size_t p = phase_period(wide, x_ld);
@@ -1109,14 +1118,14 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     if (nvf > SIZE_MAX / wide)
         return false;
     clnorm_launch L = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
-                                (nvf * wide) | phase_or, max_elem, false, true);
+                                (nvf * wide) | phase_or, max_elem, false, FRAME_TARGET);
     /* (phase_target16_res: only where it leaves fewer of the items' vectors idle, holds the frame
      * in registers and still takes a warp of items, or where only it holds the frame; a frame of
      * 2^k vectors, one that 4 vectors per item would not fit, or a short one, keeps the table's
      * target) */
     if (has_dres && max_elem == 2 && ctx->params->bwd.phase_target16_res) {
         const clnorm_launch L0 = plan_core(ctx, backward, partials, has_dres, (rows + p - 1) / p, nvf * wide,
-                                           (nvf * wide) | phase_or, max_elem, false, false);
+                                           (nvf * wide) | phase_or, max_elem, false, FRAME_PLAIN);
         if (L0.ncache && (!L.ncache || L.tpr < 32 || (size_t)L.tpr * L.ncache >= (size_t)L0.tpr * L0.ncache))
             L = L0;
     }
@@ -1160,7 +1169,7 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
      * 1.000). */
     const unsigned cs_cols = max_elem == 2 ? op->colsweep16_cols : op->colsweep_cols;
     if (backward && partials && cs_cols && cols >= cs_cols && !ctx->params->contig_rows) {
-        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false, false);
+        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
         const size_t nv = cols / L.vec, wg = (size_t)L.tpr * L.rpw;
         if (op->colsweep_groups) {
             const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
@@ -1203,12 +1212,12 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
             return L;
     }
     if (ctx->params->unaligned_bytes && (ctx->info.type & CL_DEVICE_TYPE_CPU)) {
-        const clnorm_launch L = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, true, false);
+        const clnorm_launch L = plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, true, FRAME_NONE);
         if (!L.unaligned || (L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc && !L.pipe && !L.chan && !L.colsweep))
             return L;
     }
     return have_narrowed ? narrowed
-                         : plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, false);
+                         : plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
 }
 
 size_t clnorm__local_cols(const clnorm_launch *L, size_t cols)

@@ -1716,6 +1716,27 @@ START_TEST(plan_row_phase_rule)
         }
         clnorm_context_release(skip);
     }
+    /* bwd_phase_rpi16_res / bwd_phase_nopipe16_res: the phased all-16-bit residual backward's
+     * own rows per item and pipeline, in its frame's plan only (not the other phased calls, not
+     * the unphased ones) */
+    {
+        clnorm_context *b = class_context_with_tune("gpu", "phase=1,phase_skip=0,bwd_pipe=2,bwd_rpi16_res=2"),
+                       *r = class_context_with_tune("gpu", "phase=1,phase_skip=0,bwd_pipe=2,bwd_rpi16_res=2,"
+                                                           "bwd_phase_rpi16_res=1,bwd_phase_nopipe16_res=1");
+        const size_t pc[] = {1023, 2047};
+        for (size_t i = 0; i < 2; ++i) {
+            const clnorm_launch_info b5 = plan_of(b, 1 | RES, pc[i], CLNORM_BF16), r5 = plan_of(r, 1 | RES, pc[i], CLNORM_BF16),
+                                     r1 = plan_of(r, 1, pc[i], CLNORM_BF16);
+            ck_assert(b5.row_phase == 8 && b5.rows_per_item == 2 && b5.pipelined == 1);
+            ck_assert(r5.row_phase == 8 && r5.rows_per_item == 1 && r5.pipelined == 0);
+            ck_assert(r1.row_phase == 8 && r1.pipelined == 1);
+        }
+        const clnorm_launch_info u = plan_of(r, 1 | RES, 1024, CLNORM_BF16), f = plan_of(r, 1 | RES, 1023, CLNORM_F32);
+        ck_assert(u.row_phase == 0 && u.rows_per_item == 2 && u.pipelined == 1);
+        ck_assert(f.row_phase == 4 && f.pipelined == 1);
+        clnorm_context_release(b);
+        clnorm_context_release(r);
+    }
     /* the backward's row streams past the GPU row's register cache (a frame of 16385 vectors):
      * narrowed */
     const clnorm_launch_info s = plan_of(on, DX, 65537, CLNORM_F32);
