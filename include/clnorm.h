@@ -74,7 +74,10 @@
  *     residual gradient: vectors per item aimed at instead of `bwd_target16` where that leaves
  *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more,
  *     or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
- *     `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     `bwd_phase_rpi16_res` (the same calls: rows per item instead of `bwd_rpi16_res` /
+ *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; 0 in every row), `bwd_phase_nopipe16_res` (the
+ *     same calls never pipelined, 0 or 1; 0 in every row: session 27's H100 leads, unmeasured as
+ *     keys), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an
