@@ -101,7 +101,7 @@ PLAN
       env ${2:+CLNORM_TUNE=$2} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype "$3" --shape "$4" 2>&1 |
         awk -v n="$1" -v s="$4" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res)$/{printf "%s %s %s %s %s\n", s, n, $1, $2, $8} /checks:/{print s, n, $0}'
     }
-    for c in 255 1023 1535 2047 2559 3001 3583 4095 5001 7001; do
+    for c in ${ODD_F32_COLS:-255 1023 1535 2047 2559 3001 3583 4095 5001 7001}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
       for k in new old fwdnb0 cskip6; do
         case $k in new) t="";; old) t=$old_keys;; fwdnb0) t="fwd_narrow_item_bytes=0";; cskip6) t="phase_cached_skip=6";; esac
@@ -110,7 +110,7 @@ PLAN
       for k in dflt new; do CLNORM_TUNE="$([ $k = dflt ] && echo "" || echo "phase_cached_skip=6")" /tmp/plan 0 $r $c f32 2 $r $c f32 1 $r $c f32 | sed "s/^/$k /"; done
       CLNORM_TUNE=$old_keys /tmp/plan 0 $r $c f32 2 $r $c f32 | sed "s/^/old /"
     done > "$out/f32.txt"
-    for c in 1023 2047 4095 8191; do
+    for c in ${ODD_BF16_COLS:-1023 2047 4095 8191}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
       for k in dflt pipe0 rpi1 both; do
         case $k in dflt) t="";; pipe0) t="bwd_phase_nopipe16_res=1";; rpi1) t="bwd_phase_rpi16_res=1";; both) t="bwd_phase_nopipe16_res=1,bwd_phase_rpi16_res=1";; esac
@@ -118,7 +118,7 @@ PLAN
       done
       /tmp/plan 5 $r $c bf16 | sed "s/^/dflt /"; CLNORM_TUNE=bwd_phase_rpi16_res=1 /tmp/plan 5 $r $c bf16 | sed "s/^/rpi1 /"; CLNORM_TUNE=bwd_phase_nopipe16_res=1,bwd_phase_rpi16_res=1 /tmp/plan 5 $r $c bf16 | sed "s/^/both /"
     done > "$out/bf16.txt"
-    for c in 1535 2559 3001 3583; do
+    for c in ${ODD_FWD16_COLS:-1535 2559 3001 3583}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
       run new "" bf16 $s; run fwdnb0 fwd_narrow_item_bytes=0 bf16 $s
       /tmp/plan 0 $r $c bf16 2 $r $c bf16 | sed "s/^/new /"; CLNORM_TUNE=fwd_narrow_item_bytes=0 /tmp/plan 0 $r $c bf16 | sed "s/^/fwdnb0 /"
