@@ -346,7 +346,8 @@ typedef struct clnorm_launch {
  * align_or: bitwise OR of cols and of every offset/stride the vector accesses use (elements).
  * max_elem: the widest element size (bytes) among those tensors. phase_or: bitwise OR of how each
  * row tensor's offset and row stride differ (XOR) from x's (0 where they are all x's), and x_ld:
- * x's row stride (elements); they say whether row phases (PHASE) may keep the vectors wide. */
+ * x's row stride (elements); they say whether row phases (PHASE) may keep the vectors wide.
+ * A forward's grid comes capped at CLNORM_FORWARD_MAX_GROUPS. */
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool dres, size_t rows, size_t cols,
                            size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld);
 /* The length of the kernels' local-memory rows (LOCAL_ROW): cols, rounded up to whole vectors

@@ -27,9 +27,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     const int kind = backward & ~CLNORM_PLAN_BACKWARD_RES;
     const bool partials = backward != 0 && kind != CLNORM_PLAN_BACKWARD_DX;
     /* Dense tensors at offset 0: cols is the only term of the alignment OR (row stride == cols). */
-    clnorm_launch L = clnorm__plan(ctx, backward != 0, partials, dres, rows, cols, cols, elem, 0, cols);
-    if (!backward && L.groups > CLNORM_FORWARD_MAX_GROUPS)
-        L.groups = CLNORM_FORWARD_MAX_GROUPS;
+    const clnorm_launch L = clnorm__plan(ctx, backward != 0, partials, dres, rows, cols, cols, elem, 0, cols);
     info->vector_width = L.vec;
     info->items_per_row = L.tpr;
     info->rows_per_group = L.rpw;

@@ -366,8 +366,6 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
     /* (phase_or 0: row phases are the backward's; params.c's plan_phase) */
     clnorm_launch L = clnorm__plan(ctx, false, false, false, rows, cols, align_or,
                                    max4(elem(&vx), elem(&vy), elem(&vw), elem(&vb)), 0, vx.stride);
-    if (L.groups > CLNORM_FORWARD_MAX_GROUPS)
-        L.groups = CLNORM_FORWARD_MAX_GROUPS;
     const bool perm = lane_perm(ctx, &L, fwd_views, 4);
     const fwd_options_arg oa = {&L, perm, x86_bf16(ctx, &L, fwd_views, 4), bf16_inputs_only(ctx, perm, fwd_views, 4),
                                 L.persistent ? nt_option(ctx, &L, rows, cols, &vy) : "", &vx, &vy, &vw, &vb};

@@ -109,7 +109,8 @@ static const clnorm_device_params table[] = {
      * bf16 in natural element order by zero-extension / narrowing conversion, and stored with
      * AVX512_BF16 where the probe allows: 25-40 % less time than the permuted-lane order in the
      * bf16 forward and backward with the data in cache. Calls with dweight/dbias take 4 rows per
-     * item (2 with a residual gradient on AVX-512 hosts, session 27) from cols 2048 on, where the workspace rows outgrow the L1 cache (one pass over them per
+     * item (2 with a residual gradient on AVX-512 hosts, session 27) from cols 2048 on, where
+     * the workspace rows outgrow the L1 cache (one pass over them per
      * 4 rows: bf16 at cols 2048/4096/16384 16-25 % faster, fp32 5-14 %); shorter rows are faster
      * one at a time (bf16 cols 256: 13.5 against 17.1 ms; docs/PERFORMANCE.md). The forward of
      * 16-bit rows of up to 1024 elements converts weight, bias and row to fp32 once, into local
@@ -1149,8 +1150,8 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     return true;
 }
 
-clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows, size_t cols,
-                           size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld)
+static clnorm_launch plan_call(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
+                               size_t cols, size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld)
 {
     const clnorm_op_params *op = &ctx->params->bwd;
     /* The column sweep (COLSWEEP): the dx-only call's layout, each group summing dweight/dbias for
@@ -1218,6 +1219,15 @@ clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partia
     }
     return have_narrowed ? narrowed
                          : plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
+}
+
+clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows, size_t cols,
+                           size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld)
+{
+    clnorm_launch L = plan_call(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, phase_or, x_ld);
+    if (!backward && L.groups > CLNORM_FORWARD_MAX_GROUPS) /* (the forward's grid cap, internal.h) */
+        L.groups = CLNORM_FORWARD_MAX_GROUPS;
+    return L;
 }
 
 size_t clnorm__local_cols(const clnorm_launch *L, size_t cols)
