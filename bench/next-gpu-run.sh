@@ -35,6 +35,9 @@ fi
 export CLNORM_DEVICE=nvidia CK_FORK=no
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1 || true
 old_keys="fwd_narrow_item_bytes=0,bwd_narrow_item_bytes=0,phase_vec_max=0,phase_cached_skip=0,bwd_phase_target16_res=0"
+# session 28's rules off (v0.21.0): the forward's raise bound, phase_cached_skip's items bound,
+# the phased all-16-bit residual backward's own rows per item and pipeline
+rules28_off="fwd_narrow_from_bytes=0,phase_cached_tpr_max=0,bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0"
 
 case "$stage" in
 tune)
@@ -51,12 +54,15 @@ tune)
     done
     ;;
 ab)
-    # (AB_SHAPES: a subset, where one call's 10 minutes do not hold all five)
+    # (AB_SHAPES: a subset, where one call's 10 minutes do not hold all five; AB_OLD: the
+    # tuning keys of "old", by default session 26's five rules off; for session 28's rules:
+    # AB_OLD=rules28)
     for shape in ${AB_SHAPES:-44724x3001 22362x6002 16388x8190 32824x4089 526344x255}; do
         for which in new1 old new2; do
             tune=""
-            [ "$which" = old ] && tune=$old_keys
-            env ${tune:+CLNORM_TUNE=$tune} timeout 100 "$b/clnorm-bench" --device nvidia --reps 10 --shape "$shape" \
+            [ "$which" = old ] && tune=${AB_OLD:-$old_keys}
+            [ "$tune" = rules28 ] && tune=$rules28_off
+            env ${tune:+CLNORM_TUNE=$tune} timeout ${AB_TIMEOUT:-100} "$b/clnorm-bench" --device nvidia --reps 10 --shape "$shape" \
                 --json "$out/ab_${shape}_$which.json" > "$out/ab_${shape}_$which.txt" 2>&1
             echo "ab $shape $which: exit $?"
         done

@@ -62,7 +62,9 @@
  *     registers, phases only if the alignment narrows the vectors to at most this many elements;
  *     0 = any, up to 64; the NVIDIA row's 1), `phase_cached_skip` (with `phase`: the calls, in
  *     `phase_skip`'s mask 0..1023, that keep the narrowed vectors where their plan holds the row
- *     in registers; the NVIDIA row's 30: the fp32 backward calls),
+ *     in registers; the NVIDIA row's 30: the fp32 backward calls), `phase_cached_tpr_max`
+ *     (`phase_cached_skip` only where that narrowed plan takes at most this many items per row;
+ *     0 = no bound, up to 1024; the NVIDIA row's 512),
  *     `fwd_narrow_item_bytes` / `bwd_narrow_item_bytes` (where the alignment narrowed the
  *     vectors: about this many of the row's bytes per work-item, i.e. more vectors per item
  *     than `_target` / `_target16`, in the forward at most its register cache's depth; only where
@@ -70,14 +72,15 @@
  *     cache in backward calls with dweight/dbias; 0 = off, up to 1024; the
  *     NVIDIA row's 32 / 16), `fwd_narrow_vec_max` / `bwd_narrow_vec_max` (the same only where
  *     the vectors narrowed to at most this many elements; 0 = any, up to 64; the NVIDIA row's
- *     1 / 0), `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a
+ *     1 / 0), `fwd_narrow_from_bytes` / `bwd_narrow_from_bytes` (the same only where the plan at
+ *     `_target` / `_target16` gives each work-item at most this many bytes of the row; 0 = no
+ *     bound, up to 1024; the NVIDIA row's 16 / 0), `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a
  *     residual gradient: vectors per item aimed at instead of `bwd_target16` where that leaves
  *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more,
  *     or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
  *     `bwd_phase_rpi16_res` (the same calls: rows per item instead of `bwd_rpi16_res` /
- *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; 0 in every row), `bwd_phase_nopipe16_res` (the
- *     same calls never pipelined, 0 or 1; 0 in every row: session 27's H100 leads, unmeasured as
- *     keys), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
+ *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; the NVIDIA row's 1), `bwd_phase_nopipe16_res`
+ *     (the same calls never pipelined, 0 or 1; the NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
  *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an

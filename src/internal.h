@@ -223,6 +223,9 @@ typedef struct clnorm_op_params {
                                below the table's */
     unsigned narrow_vec_max; /* narrow_item_bytes only where the vectors narrowed to at most this
                                many elements (0: any width) */
+    unsigned narrow_from_bytes; /* narrow_item_bytes only where the plan at the table's target
+                               gives each item at most this many bytes of the row (0: no bound;
+                               params.c's plan_core) */
 } clnorm_op_params;
 
 typedef struct clnorm_device_params {
@@ -258,6 +261,8 @@ typedef struct clnorm_device_params {
                                most this many elements (0: any width) */
     unsigned phase_cached_skip; /* with row_phase: the calls (phase_skip's mask) that keep the
                                narrowed vectors where their plan holds the row in registers */
+    unsigned phase_cached_tpr_max; /* phase_cached_skip only where that narrowed plan takes at most
+                               this many items per row (0: no bound) */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in

@@ -68,6 +68,16 @@
  * -> 0.974; at 4095 the narrowed row is not cached there and phases stay (backward 0.859 against
  * 0.673), but for dx, cached in 1024 items, 0.878 -> 0.859 */
 #define NV_PHASE_CACHED_SKIP ((1u << 1) | (1u << 2) | (1u << 3) | (1u << 4))
+/* ... but only where that narrowed plan takes at most 512 items per row: session 27, an H100, F32
+ * dx, fraction of the copy, narrowed / phases: 1535 (512 items x 3) 0.813 / 0.791; at 1024 items
+ * 2559 0.699 / 0.953, 3001 0.745 / 0.970 (run 3; dx_res 0.828 / 0.987), 3583 0.797 / 0.826 */
+#define NV_PHASE_CACHED_TPR_MAX 512
+/* The phased all-16-bit residual backward (the NVIDIA row's bwd phase_rpi16_res 1 and
+ * phase_nopipe16_res 1): one row per item, never pipelined. Session 27, an H100, BF16
+ * backward_res, fraction of the copy: --tune (run 2) rows per item 2 -> 1 at cols 2047 0.32 ->
+ * 0.431; without the pipeline 4095 / 8191 0.482 / 0.510 against 0.43 / 0.42 (the pipelined
+ * kernels spill 240 / 328 bytes); 1023 even (0.31-0.32). Both (run 13, indicative: a machine that
+ * computed wrong results): 2047 0.306 -> 0.451, 4095 0.431 -> 0.457 */
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -75,12 +85,12 @@ static const clnorm_device_params table[] = {
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
      .packed_args = true, .row_phase = true, .phase_skip = NV_PHASE_SKIP, .phase_vec_max = 1,
-     .phase_cached_skip = NV_PHASE_CACHED_SKIP,
+     .phase_cached_skip = NV_PHASE_CACHED_SKIP, .phase_cached_tpr_max = NV_PHASE_CACHED_TPR_MAX,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
              .bfly_cols_max = 32768, .chan = 8, .chan16 = 2, .pipe_prefetch_cols = 12288,
-             .narrow_item_bytes = 32, .narrow_vec_max = 1},
+             .narrow_item_bytes = 32, .narrow_vec_max = 1, .narrow_from_bytes = 16},
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
@@ -90,7 +100,7 @@ static const clnorm_device_params table[] = {
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
-             .phase_target16_res = 4},
+             .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = 1},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -294,6 +304,9 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 1, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
+        {"phase_cached_tpr_max", &p->phase_cached_tpr_max, 0, 1024, false},
+        {"fwd_narrow_from_bytes", &p->fwd.narrow_from_bytes, 0, 1024, false},
+        {"bwd_narrow_from_bytes", &p->bwd.narrow_from_bytes, 0, 1024, false},
     };
     const char *s = spec;
     while (*s) {
@@ -1038,19 +1051,30 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
 
 /* The launch plan for one shape (plan_shape), without narrow_item_bytes' raise where, in a call
  * with dweight/dbias, the raised plan would not hold the row in registers (session 26: BF16 at
- * cols 1022 and 4 vectors per item, not cached, 0.697 -> 0.194 of the copy). (The forward's raise
- * stays within its cache depth, so it leaves no row of a cached forward uncached) */
+ * cols 1022 and 4 vectors per item, not cached, 0.697 -> 0.194 of the copy), nor where the
+ * unraised plan already gives each item more than narrow_from_bytes of the row. (The forward's
+ * raise stays within its cache depth, so it leaves no row of a cached forward uncached.)
+ * (narrow_from_bytes: session 27, an H100, F32 forward, fraction of the copy, unraised -> raised
+ * at 8 one-element vectors per item: where the unraised plan holds 16 bytes per item, cols 1023 /
+ * 1535 / 2047, the raise gained (session 26: 0.958 -> 0.993 at 1023); where it holds 20-28
+ * bytes (512 items of 5-7 vectors) it lost: 2559 0.928 -> 0.783, 3001 0.955 -> 0.717 (run 3),
+ * 3583 0.811 -> 0.789; BF16, 8 bytes at 4 vectors, gained at 3001: 0.387 -> 0.472) */
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
                                size_t cols, size_t align_or, size_t max_elem, bool unaligned, int frame)
 {
+    const clnorm_op_params *op = backward ? &ctx->params->bwd : &ctx->params->fwd;
     bool raised = false;
     const clnorm_launch L =
         plan_shape(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, unaligned, frame, true, &raised);
-    if (!raised || !backward || !partials)
+    const bool lost_cache = backward && partials && !L.ncache;
+    if (!raised || (!lost_cache && !op->narrow_from_bytes))
         return L;
     const clnorm_launch U =
         plan_shape(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, unaligned, frame, false, &raised);
-    return L.ncache ? L : U;
+    if (lost_cache)
+        return U;
+    const size_t nv = (cols + U.vec - 1) / U.vec, item_bytes = (nv + U.tpr - 1) / U.tpr * U.vec * max_elem;
+    return item_bytes <= op->narrow_from_bytes ? L : U;
 }
 
 /* The distance in rows between rows of one phase class (common.cl's phase_period): vec / gcd(vec, ld). */
@@ -1103,8 +1127,9 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and
      * does as well; docs/PERFORMANCE.md, session 26. Where it does not, phases won: fp32 backward
      * at 4095, 0.673 -> 0.859) */
+    const unsigned cached_tpr_max = ctx->params->phase_cached_tpr_max;
     if (nl.ncache && ((ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max) ||
-                      (ctx->params->phase_cached_skip & op_bit)))
+                      ((ctx->params->phase_cached_skip & op_bit) && (!cached_tpr_max || nl.tpr <= cached_tpr_max))))
         return false;
     /* the width the rows' own alignment allows (bit 30: as if cols and x's offset and stride
      * were aligned; phase_or's low bits still bound it) */

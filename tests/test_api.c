@@ -1747,6 +1747,67 @@ START_TEST(plan_row_phase_rule)
 }
 END_TEST
 
+/* The narrowed-vector rules' bounds (session 28): fwd_narrow_from_bytes, narrow_item_bytes' raise
+ * only where the plan at the table's target gives each item at most that many bytes of the row;
+ * phase_cached_tpr_max, phase_cached_skip only where the narrowed plan takes at most that many
+ * items per row (else the call takes row phases). Both 0: no bound, session 26's plans. */
+START_TEST(plan_narrow_bound_rules)
+{
+    if (!groups_of_at_least(1024, "plan_narrow_bound_rules"))
+        return;
+    const char *base = "phase=1,phase_skip=768,phase_vec_max=1,phase_cached_skip=30,fwd_narrow_item_bytes=32,"
+                       "fwd_narrow_vec_max=1,bwd_narrow_item_bytes=16,bwd_ncache=3,bwd_ncache_wide=6,"
+                       "fwd_tpr_max16=1024,bwd_tpr_max_cached=1024,bwd_ncache_dx=4";
+    clnorm_context *on = gpu_context_with_tune2(base, "fwd_narrow_from_bytes=16,phase_cached_tpr_max=512"),
+                   *off = gpu_context_with_tune2(base, "fwd_narrow_from_bytes=0,phase_cached_tpr_max=0");
+    const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+    /* the forward, fp32 one-element vectors, target 4 (tpr_max 512), raised to 8: cols 2047 at the
+     * target 512 x 4 (16 bytes): raised to 256 x 8 with the bound too; 2049 (512 x 5, 20 bytes)
+     * and 3001 (512 x 6): raised only without it; bf16 at 3001 (768 x 4, 8 bytes): raised */
+    const struct {
+        size_t cols;
+        clnorm_dtype dt;
+        unsigned tpr_on, nc_on, tpr_off, nc_off;
+    } f[] = {
+        {2047, CLNORM_F32, 256, 8, 256, 8},
+        {2049, CLNORM_F32, 512, 5, 288, 8},
+        {3001, CLNORM_F32, 512, 6, 384, 8},
+        {3001, CLNORM_BF16, 384, 8, 384, 8},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) {
+        const clnorm_launch_info a = plan_of(on, 0, f[i].cols, f[i].dt), b = plan_of(off, 0, f[i].cols, f[i].dt);
+        ck_assert_msg(a.vector_width == 1 && a.items_per_row == f[i].tpr_on && a.register_cache == f[i].nc_on,
+                      "forward cols %zu dtype %d, bound: %u x %u", f[i].cols, (int)f[i].dt, a.items_per_row,
+                      a.register_cache);
+        ck_assert_msg(b.vector_width == 1 && b.items_per_row == f[i].tpr_off && b.register_cache == f[i].nc_off,
+                      "forward cols %zu dtype %d, no bound: %u x %u", f[i].cols, (int)f[i].dt, b.items_per_row,
+                      b.register_cache);
+    }
+    /* fp32 backward calls whose narrowed plan caches the row: at 512 items (1535, 2047) narrowed
+     * either way; at 1024 (2049, 3001) phases with the bound, narrowed without it */
+    const int ops[] = {1, 1 | RES, DX, DX | RES};
+    const size_t cols[] = {1535, 2047, 2049, 3001};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; ++o) {
+        for (size_t i = 0; i < sizeof cols / sizeof cols[0]; ++i) {
+            const clnorm_launch_info a = plan_of(on, ops[o], cols[i], CLNORM_F32),
+                                     b = plan_of(off, ops[o], cols[i], CLNORM_F32);
+            ck_assert_msg(b.row_phase == 0 && b.vector_width == 1 && b.register_cache > 0,
+                          "op %d cols %zu, no bound: phase %u width %u cache %u", ops[o], cols[i], b.row_phase,
+                          b.vector_width, b.register_cache);
+            if (b.items_per_row <= 512)
+                ck_assert(a.row_phase == 0 && a.items_per_row == b.items_per_row && a.register_cache == b.register_cache);
+            else
+                ck_assert_msg(a.row_phase == 4 && a.vector_width == 4, "op %d cols %zu, bound: phase %u width %u",
+                              ops[o], cols[i], a.row_phase, a.vector_width);
+            /* (2049 and 3001 take 1024 items narrowed, in every op here) */
+            ck_assert_uint_eq(b.items_per_row, i < 2 ? 512 : 1024);
+        }
+    }
+    clnorm_context_release(on);
+    clnorm_context_release(off);
+}
+END_TEST
+
 /* A kernel variant is looked up by its key, and its by-value arguments are set only when they
  * change (layer_norm.c): calls of one variant (same cols and dtypes) that differ only in rows, eps,
  * offsets, row strides, flags (which of weight, bias, mean, rstd, dweight, dbias, dresidual are
@@ -1815,6 +1876,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_test(tc, plan_row_phase_rule);
+    tcase_add_test(tc, plan_narrow_bound_rules);
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
