@@ -56,13 +56,13 @@ tune)
 ab)
     # (AB_SHAPES: a subset, where one call's 10 minutes do not hold all five; AB_OLD: the
     # tuning keys of "old", by default session 26's five rules off; for session 28's rules:
-    # AB_OLD=rules28)
+    # AB_OLD=rules28; AB_DTYPE: one dtype only)
     for shape in ${AB_SHAPES:-44724x3001 22362x6002 16388x8190 32824x4089 526344x255}; do
         for which in new1 old new2; do
             tune=""
             [ "$which" = old ] && tune=${AB_OLD:-$old_keys}
             [ "$tune" = rules28 ] && tune=$rules28_off
-            env ${tune:+CLNORM_TUNE=$tune} timeout ${AB_TIMEOUT:-100} "$b/clnorm-bench" --device nvidia --reps 10 --shape "$shape" \
+            env ${tune:+CLNORM_TUNE=$tune} timeout ${AB_TIMEOUT:-100} "$b/clnorm-bench" --device nvidia --reps 10 ${AB_DTYPE:+--dtype $AB_DTYPE} --shape "$shape" \
                 --json "$out/ab_${shape}_$which.json" > "$out/ab_${shape}_$which.txt" 2>&1
             echo "ab $shape $which: exit $?"
         done
