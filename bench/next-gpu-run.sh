@@ -9,12 +9,14 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh suite"
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #
-# Session 28 put session 27's three leads in the NVIDIA row (0.21.0) without a GPU to measure
-# them; the first measurement due is their A/B, new / 0.20.0's plans / new, in two calls:
-#   AB_OLD=rules28 AB_TIMEOUT=60 AB_SHAPES="44724x3001 52449x2559 37460x3583" bash bench/next-gpu-run.sh ab
-#   AB_OLD=rules28 AB_TIMEOUT=60 AB_DTYPE=bf16 AB_SHAPES="65568x2047 16386x8191 526344x255 32776x4095" \
+# Session 28 put session 27's three leads in the NVIDIA row (0.21.0) and measured them once on
+# an H200 at its end (docs/PERFORMANCE.md); due next: `suite` under the new plans, and the
+# phased BF16 residual backward's keys per width (they lost 3-7 % at 255 / 3001 / 3583 / 6002):
+#   AB_OLD=rules28 AB_TIMEOUT=40 AB_DTYPE=bf16 AB_SHAPES="526344x255 44724x3001 37460x3583 22362x6002" \
 #       bash bench/next-gpu-run.sh ab
-# then `suite` (the whole suite under the NVIDIA row with the new plans).
+# with AB_OLD=bwd_phase_rpi16_res=0 and AB_OLD=bwd_phase_nopipe16_res=0 to split the two keys.
+# (The device tool returns at most 8 files: keep $OUT small, or read the log, which holds the
+# tables.)
 #
 # tune:  the phased all-16-bit residual backward (the NVIDIA row's slowest odd-width op, BF16
 #        backward_res 0.30 of the copy at cols 1023 / 2047 on an H100, below the unfused
