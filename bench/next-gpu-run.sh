@@ -15,8 +15,7 @@
 #   AB_OLD=rules28 AB_TIMEOUT=40 AB_DTYPE=bf16 AB_SHAPES="526344x255 44724x3001 37460x3583 22362x6002" \
 #       bash bench/next-gpu-run.sh ab
 # with AB_OLD=bwd_phase_rpi16_res=0 and AB_OLD=bwd_phase_nopipe16_res=0 to split the two keys.
-# (The device tool returns at most 8 files: keep $OUT small, or read the log, which holds the
-# tables.)
+# (The device tool returns at most 8 files: the ab stage leaves its runs in $OUT/ab.tar.)
 #
 # tune:  the phased all-16-bit residual backward (the NVIDIA row's slowest odd-width op, BF16
 #        backward_res 0.30 of the copy at cols 1023 / 2047 on an H100, below the unfused
@@ -77,6 +76,8 @@ ab)
         done
         cat "$out/ab_${shape}_new1.txt" "$out/ab_${shape}_old.txt"
     done
+    # (the device tool brings back at most 8 files: the runs' tables and JSON in one archive)
+    (cd "$out" && tar -cf ab.tar ab_*.json ab_*.txt && rm -f ab_*.json ab_*.txt)
     ;;
 suite)
     (cd "$b" && timeout 560 ctest --output-on-failure -j4) > "$out/suite.log" 2>&1

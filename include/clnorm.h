@@ -74,14 +74,15 @@
  *     the vectors narrowed to at most this many elements; 0 = any, up to 64; the NVIDIA row's
  *     1 / 0), `fwd_narrow_from_bytes` / `bwd_narrow_from_bytes` (the same only where the plan at
  *     `_target` / `_target16` gives each work-item at most this many bytes of the row; 0 = no
- *     bound, up to 1024; the NVIDIA row's 16 / 0), `bwd_phase_target16_res` (the backward in row phases, all-16-bit calls with a
- *     residual gradient: vectors per item aimed at instead of `bwd_target16` where that leaves
- *     fewer vector slots idle, keeps the frame in the register cache and takes 32 items or more,
- *     or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
+ *     bound, up to 1024; the NVIDIA row's 16 / 0), `bwd_phase_target16_res` (the backward in
+ *     row phases, all-16-bit calls with a residual gradient: vectors per item aimed at instead
+ *     of `bwd_target16` where that leaves fewer vector slots idle, keeps the frame in the
+ *     register cache and takes 32 items or more, or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
  *     `bwd_phase_rpi16_res` (the same calls: rows per item instead of `bwd_rpi16_res` /
  *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; the NVIDIA row's 1), `bwd_phase_nopipe16_res`
- *     (the same calls never pipelined, 0 or 1; the NVIDIA row's 1), `nt_kib` (PoCL on x86: outputs are written with non-temporal stores when they
- *     span at least this many KiB, dx always, y with a persistent forward grid; 0: never),
+ *     (the same calls never pipelined, 0 or 1; the NVIDIA row's 1), `nt_kib` (PoCL on x86:
+ *     outputs are written with non-temporal stores when they span at least this many KiB, dx
+ *     always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
  *     vectors: only where a vector of the output takes at least `nt_unaligned_bytes` and an
  *     output row at least `nt_unaligned_row_bytes`, each output row then written in whole

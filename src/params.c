@@ -70,14 +70,22 @@
 #define NV_PHASE_CACHED_SKIP ((1u << 1) | (1u << 2) | (1u << 3) | (1u << 4))
 /* ... but only where that narrowed plan takes at most 512 items per row: session 27, an H100, F32
  * dx, fraction of the copy, narrowed / phases: 1535 (512 items x 3) 0.813 / 0.791; at 1024 items
- * 2559 0.699 / 0.953, 3001 0.745 / 0.970 (run 3; dx_res 0.828 / 0.987), 3583 0.797 / 0.826 */
+ * 2559 0.699 / 0.953, 3001 0.745 / 0.970 (run 3; dx_res 0.828 / 0.987), 3583 0.797 / 0.826.
+ * Session 28, the H200, 0.20.0's plans -> these: dx 2559 0.541 -> 0.841, 3001 0.589 -> 0.892,
+ * 3583 0.649 -> 0.710, 4095 0.684 -> 0.723 (dx_res 0.619 / 0.678 / 0.776 / 0.818 -> 0.972 /
+ * 0.988 / 0.834 / 0.843) */
 #define NV_PHASE_CACHED_TPR_MAX 512
 /* The phased all-16-bit residual backward (the NVIDIA row's bwd phase_rpi16_res 1 and
  * phase_nopipe16_res 1): one row per item, never pipelined. Session 27, an H100, BF16
  * backward_res, fraction of the copy: --tune (run 2) rows per item 2 -> 1 at cols 2047 0.32 ->
  * 0.431; without the pipeline 4095 / 8191 0.482 / 0.510 against 0.43 / 0.42 (the pipelined
  * kernels spill 240 / 328 bytes); 1023 even (0.31-0.32). Both (run 13, indicative: a machine that
- * computed wrong results): 2047 0.306 -> 0.451, 4095 0.431 -> 0.457 */
+ * computed wrong results): 2047 0.306 -> 0.451, 4095 0.431 -> 0.457. Session 28, the H200,
+ * 0.20.0's plans -> these: 1023 0.218 -> 0.325, 2047 0.223 -> 0.336 (one row per item deepens
+ * the frame's cache from 3 to 5 vectors), 2559 0.288 -> 0.327, 4095 0.312 -> 0.349, 8191 0.303 ->
+ * 0.358 (5 vectors, not pipelined); but 3001 0.379 -> 0.360 (128 x 3 either way), 3583 0.305 ->
+ * 0.283, 6002 0.400 -> 0.387 (3 vectors, not pipelined), 255 0.141 -> 0.131: kept for the sum;
+ * docs/PERFORMANCE.md has the lead (each key only where the cache is deep) */
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -1058,7 +1066,9 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
  * at 8 one-element vectors per item: where the unraised plan holds 16 bytes per item, cols 1023 /
  * 1535 / 2047, the raise gained (session 26: 0.958 -> 0.993 at 1023); where it holds 20-28
  * bytes (512 items of 5-7 vectors) it lost: 2559 0.928 -> 0.783, 3001 0.955 -> 0.717 (run 3),
- * 3583 0.811 -> 0.789; BF16, 8 bytes at 4 vectors, gained at 3001: 0.387 -> 0.472) */
+ * 3583 0.811 -> 0.789; BF16, 8 bytes at 4 vectors, gained at 3001: 0.387 -> 0.472). Session
+ * 28, the H200, F32 forward, raised -> bounded: 2559 0.622 -> 0.749, 3001 0.576 -> 0.800, 3583
+ * 0.629 -> 0.653) */
 static clnorm_launch plan_core(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
                                size_t cols, size_t align_or, size_t max_elem, bool unaligned, int frame)
 {

@@ -1750,7 +1750,8 @@ END_TEST
 /* The narrowed-vector rules' bounds (session 28): fwd_narrow_from_bytes, narrow_item_bytes' raise
  * only where the plan at the table's target gives each item at most that many bytes of the row;
  * phase_cached_tpr_max, phase_cached_skip only where the narrowed plan takes at most that many
- * items per row (else the call takes row phases). Both 0: no bound, session 26's plans. */
+ * items per row (else the call takes row phases); bwd_narrow_from_bytes, the backward's raise
+ * likewise. All 0: no bound, session 26's plans. */
 START_TEST(plan_narrow_bound_rules)
 {
     if (!groups_of_at_least(1024, "plan_narrow_bound_rules"))
@@ -1802,6 +1803,21 @@ START_TEST(plan_narrow_bound_rules)
             /* (2049 and 3001 take 1024 items narrowed, in every op here) */
             ck_assert_uint_eq(b.items_per_row, i < 2 ? 512 : 1024);
         }
+    }
+    /* bwd_narrow_from_bytes, the backward's own bound: fp32 at cols 1023, target 2, gives 512 x 2
+     * (8 bytes) unraised, 256 x 4 raised (bwd_narrow_item_bytes 16): kept at a bound of 8, not
+     * at 4 */
+    for (unsigned bound = 4; bound <= 8; bound += 4) {
+        char extra[64];
+        snprintf(extra, sizeof extra, "bwd_narrow_from_bytes=%u", bound);
+        clnorm_context *bb = gpu_context_with_tune2(base, extra);
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o += 2) { /* (with and without dweight/dbias) */
+            const clnorm_launch_info p = plan_of(bb, ops[o], 1023, CLNORM_F32);
+            ck_assert_msg(p.vector_width == 1 && p.items_per_row == (bound == 8 ? 256u : 512u) &&
+                              p.register_cache == (bound == 8 ? 4u : 2u),
+                          "bwd_narrow_from_bytes %u, op %d: %u x %u", bound, ops[o], p.items_per_row, p.register_cache);
+        }
+        clnorm_context_release(bb);
     }
     clnorm_context_release(on);
     clnorm_context_release(off);
