@@ -47,6 +47,33 @@ old_keys="fwd_narrow_item_bytes=0,bwd_narrow_item_bytes=0,phase_vec_max=0,phase_
 # the phased all-16-bit residual backward's own rows per item and pipeline
 rules28_off="fwd_narrow_from_bytes=0,phase_cached_tpr_max=0,bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0"
 
+# /tmp/clnorm-plan OP ROWS COLS DTYPE ...: each shape's launch plan under the current CLNORM_TUNE
+build_plan_tool() {
+cat > /tmp/clnorm-plan.c <<'PLAN'
+#include <clnorm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+clnorm_context *ctx = NULL;
+if (clnorm_context_create(NULL, &ctx) != CLNORM_SUCCESS) { fprintf(stderr, "%s\n", clnorm_context_last_error(NULL)); return 1; }
+for (int i = 1; i + 3 < argc + 0 && i < argc; i += 4) {
+    int op = atoi(argv[i]); size_t rows = strtoull(argv[i+1],0,10), cols = strtoull(argv[i+2],0,10);
+    clnorm_dtype dt = !strcmp(argv[i+3],"bf16") ? CLNORM_BF16 : CLNORM_F32;
+    clnorm_launch_info L; memset(&L, 0, sizeof L);
+    if (clnorm_launch_plan(ctx, op, rows, cols, dt, &L)) { printf("err %s\n", clnorm_context_last_error(ctx)); continue; }
+    printf("op %d %s %zux%zu: phase %u vec %u tpr %u rpw %u wg %u ncache %u nacc %u groups %zu rpi %u raw %u pipe %u reread %u lacc %u lrow %u rvec %u cs %u 1read %u l2pf %u unal %u\n",
+           op, argv[i+3], rows, cols, L.row_phase, L.vector_width, L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
+           L.register_accumulators, (size_t)L.work_groups, L.rows_per_item, L.raw_cache, L.pipelined, L.reread_batch,
+           L.local_accumulators, L.local_row, L.reread_vectors, L.column_sweep, L.one_read_stats, L.l2_prefetch, L.unaligned);
+}
+clnorm_context_release(ctx);
+}
+PLAN
+gcc -O1 -I include -I "$b/include" -I "$b" /tmp/clnorm-plan.c -o /tmp/clnorm-plan -L"$b" -lclnorm -lOpenCL -Wl,-rpath,"$b" 2>&1 | tail -3
+}
+
 case "$stage" in
 tune)
     grid="bwd_groups16_res=2;bwd_groups16_res=3;bwd_groups16_res=4;bwd_rpi16_res=1;bwd_rpi16_res=4"
@@ -80,7 +107,7 @@ ab)
     (cd "$out" && tar -cf ab.tar ab_*.json ab_*.txt && rm -f ab_*.json ab_*.txt)
     ;;
 suite)
-    (cd "$b" && timeout 560 ctest --output-on-failure -j4) > "$out/suite.log" 2>&1
+    (cd "$b" && timeout ${SUITE_TIMEOUT:-560} ctest --output-on-failure -j4) > "$out/suite.log" 2>&1
     echo "suite: exit $?"
     grep -E "tests passed|Failed|Skipped|Total Test" "$out/suite.log" | tail -30
     ;;
@@ -90,29 +117,7 @@ odd)
     # all five keys 0 (old), the forward's raise off (fwdnb0), dx back to phases (cskip6), with
     # each plan; the phased BF16 residual backward without its pipeline, at one row per item,
     # both (the new phase-only keys); the BF16 forward's raise at non-power-of-two item counts.
-    cat > /tmp/plan.c <<'PLAN'
-#include <clnorm.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-int main(int argc, char **argv)
-{
-    clnorm_context *ctx = NULL;
-    if (clnorm_context_create(NULL, &ctx) != CLNORM_SUCCESS) { fprintf(stderr, "%s\n", clnorm_context_last_error(NULL)); return 1; }
-    for (int i = 1; i + 3 < argc + 0 && i < argc; i += 4) {
-        int op = atoi(argv[i]); size_t rows = strtoull(argv[i+1],0,10), cols = strtoull(argv[i+2],0,10);
-        clnorm_dtype dt = !strcmp(argv[i+3],"bf16") ? CLNORM_BF16 : CLNORM_F32;
-        clnorm_launch_info L; memset(&L, 0, sizeof L);
-        if (clnorm_launch_plan(ctx, op, rows, cols, dt, &L)) { printf("err %s\n", clnorm_context_last_error(ctx)); continue; }
-        printf("op %d %s %zux%zu: phase %u vec %u tpr %u rpw %u wg %u ncache %u nacc %u groups %zu rpi %u raw %u pipe %u reread %u lacc %u lrow %u rvec %u cs %u 1read %u l2pf %u unal %u\n",
-               op, argv[i+3], rows, cols, L.row_phase, L.vector_width, L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
-               L.register_accumulators, (size_t)L.work_groups, L.rows_per_item, L.raw_cache, L.pipelined, L.reread_batch,
-               L.local_accumulators, L.local_row, L.reread_vectors, L.column_sweep, L.one_read_stats, L.l2_prefetch, L.unaligned);
-    }
-    clnorm_context_release(ctx);
-}
-PLAN
-    gcc -O1 -I include -I "$b/include" -I "$b" /tmp/plan.c -o /tmp/plan -L"$b" -lclnorm -lOpenCL -Wl,-rpath,"$b" 2>&1 | tail -3
+    build_plan_tool
     run() { # name tune dtype shape
       env ${2:+CLNORM_TUNE=$2} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype "$3" --shape "$4" 2>&1 |
         awk -v n="$1" -v s="$4" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res)$/{printf "%s %s %s %s %s\n", s, n, $1, $2, $8} /checks:/{print s, n, $0}'
@@ -123,8 +128,8 @@ PLAN
         case $k in new) t="";; old) t=$old_keys;; fwdnb0) t="fwd_narrow_item_bytes=0";; cskip6) t="phase_cached_skip=6";; esac
         run $k "$t" f32 $s
       done
-      for k in dflt new; do CLNORM_TUNE="$([ $k = dflt ] && echo "" || echo "phase_cached_skip=6")" /tmp/plan 0 $r $c f32 2 $r $c f32 1 $r $c f32 | sed "s/^/$k /"; done
-      CLNORM_TUNE=$old_keys /tmp/plan 0 $r $c f32 2 $r $c f32 | sed "s/^/old /"
+      for k in dflt new; do CLNORM_TUNE="$([ $k = dflt ] && echo "" || echo "phase_cached_skip=6")" /tmp/clnorm-plan 0 $r $c f32 2 $r $c f32 1 $r $c f32 | sed "s/^/$k /"; done
+      CLNORM_TUNE=$old_keys /tmp/clnorm-plan 0 $r $c f32 2 $r $c f32 | sed "s/^/old /"
     done > "$out/f32.txt"
     for c in ${ODD_BF16_COLS:-1023 2047 4095 8191}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
@@ -132,14 +137,31 @@ PLAN
         case $k in dflt) t="";; pipe0) t="bwd_phase_nopipe16_res=1";; rpi1) t="bwd_phase_rpi16_res=1";; both) t="bwd_phase_nopipe16_res=1,bwd_phase_rpi16_res=1";; esac
         run $k "$t" bf16 $s
       done
-      /tmp/plan 5 $r $c bf16 | sed "s/^/dflt /"; CLNORM_TUNE=bwd_phase_rpi16_res=1 /tmp/plan 5 $r $c bf16 | sed "s/^/rpi1 /"; CLNORM_TUNE=bwd_phase_nopipe16_res=1,bwd_phase_rpi16_res=1 /tmp/plan 5 $r $c bf16 | sed "s/^/both /"
+      /tmp/clnorm-plan 5 $r $c bf16 | sed "s/^/dflt /"; CLNORM_TUNE=bwd_phase_rpi16_res=1 /tmp/clnorm-plan 5 $r $c bf16 | sed "s/^/rpi1 /"; CLNORM_TUNE=bwd_phase_nopipe16_res=1,bwd_phase_rpi16_res=1 /tmp/clnorm-plan 5 $r $c bf16 | sed "s/^/both /"
     done > "$out/bf16.txt"
     for c in ${ODD_FWD16_COLS:-1535 2559 3001 3583}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
       run new "" bf16 $s; run fwdnb0 fwd_narrow_item_bytes=0 bf16 $s
-      /tmp/plan 0 $r $c bf16 2 $r $c bf16 | sed "s/^/new /"; CLNORM_TUNE=fwd_narrow_item_bytes=0 /tmp/plan 0 $r $c bf16 | sed "s/^/fwdnb0 /"
+      /tmp/clnorm-plan 0 $r $c bf16 2 $r $c bf16 | sed "s/^/new /"; CLNORM_TUNE=fwd_narrow_item_bytes=0 /tmp/clnorm-plan 0 $r $c bf16 | sed "s/^/fwdnb0 /"
     done > "$out/bf16fwd.txt"
     wc -l "$out"/*.txt
+    ;;
+split)
+    # Session 28's lead: the phased BF16 residual backward's two keys per width, each plan
+    # printed (op 5 = backward with dweight/dbias and a residual): both on (0.21.0), each alone,
+    # neither (0.20.0's plan), at widths that gained and that lost in session 28.
+    build_plan_tool
+    for c in ${SPLIT_COLS:-255 1023 2047 3001 3583 4095 6002 8191}; do
+      r=$(( (1 << 27) / c )); s=${r}x$c
+      for k in both rpi1 pipe0 neither; do
+        case $k in both) t="";; rpi1) t="bwd_phase_nopipe16_res=0";; pipe0) t="bwd_phase_rpi16_res=0";;
+                   neither) t="bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0";; esac
+        env ${t:+CLNORM_TUNE=$t} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype bf16 --shape "$s" 2>&1 |
+          awk -v n="$k" -v s="$s" '$1~/^(backward_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}'
+        env ${t:+CLNORM_TUNE=$t} /tmp/clnorm-plan 5 $r $c bf16 | sed "s/^/$k /"
+      done
+    done > "$out/split.txt"
+    cat "$out/split.txt"
     ;;
 *)
     echo "unknown stage $stage" >&2
