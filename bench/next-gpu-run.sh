@@ -148,14 +148,16 @@ odd)
     ;;
 split)
     # Session 28's lead: the phased BF16 residual backward's two keys per width, each plan
-    # printed (op 5 = backward with dweight/dbias and a residual): both on (0.21.0), each alone,
-    # neither (0.20.0's plan), at widths that gained and that lost in session 28.
+    # printed (op 5 = backward with dweight/dbias and a residual): both on (0.21.0), neither
+    # (0.20.0's plan), and session 29's refined keys (not pipelined only where the cache is 4
+    # vectors deep, one row per item only where the fill rule then deepens it), which give one
+    # of the other two plans at each width: a repeat of it. SPLIT_KEYS adds variants "name=tune".
     build_plan_tool
-    for c in ${SPLIT_COLS:-255 1023 2047 3001 3583 4095 6002 8191}; do
+    for c in ${SPLIT_COLS:-255 1023 2047 2559 3001 3583 4095 6002 8191}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
-      for k in both rpi1 pipe0 neither; do
-        case $k in both) t="";; rpi1) t="bwd_phase_nopipe16_res=0";; pipe0) t="bwd_phase_rpi16_res=0";;
-                   neither) t="bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0";; esac
+      for v in both= neither=bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0 \
+               refined=bwd_phase_nopipe16_res=4,bwd_phase_rpi16_res_fill=1 ${SPLIT_KEYS:-}; do
+        k=${v%%=*}; t=${v#*=}
         env ${t:+CLNORM_TUNE=$t} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype bf16 --shape "$s" 2>&1 |
           awk -v n="$k" -v s="$s" '$1~/^(backward_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}'
         env ${t:+CLNORM_TUNE=$t} /tmp/clnorm-plan 5 $r $c bf16 | sed "s/^/$k /"

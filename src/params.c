@@ -224,6 +224,24 @@ static unsigned wide_nc(const clnorm_op_params *op, size_t t)
 
 /* the 16-bit forward's exact fit: nv vectors in exactly d per item, a multiple of 32 items, at most
  * cap of them (and the device's work-group limit) */
+/* The 16-bit fill rule (plan_shape): the cached row's items halved for as long as that leaves
+ * fewer of their vectors idle and the row fits fill16 vectors per item; taken (and *depth set)
+ * only if that ends deeper than ncache, else tpr as it was */
+static size_t fill16_items(const clnorm_op_params *op, size_t nv, size_t tpr, unsigned *depth)
+{
+    size_t t = tpr;
+    while (t > 32) {
+        const size_t h = t / 2, n1 = (nv + t - 1) / t, n2 = (nv + h - 1) / h;
+        if (n2 > op->fill16 || n2 * h >= n1 * t)
+            break;
+        t = h;
+    }
+    if ((nv + t - 1) / t <= op->ncache)
+        return tpr;
+    *depth = (unsigned)((nv + t - 1) / t);
+    return t;
+}
+
 static bool exact_fit(size_t nv, unsigned d, size_t cap, size_t max_wg)
 {
     return d && nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= cap && nv / d <= max_wg;
@@ -309,7 +327,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_narrow_vec_max", &p->bwd.narrow_vec_max, 0, 64, false},
         {"bwd_phase_target16_res", &p->bwd.phase_target16_res, 0, 64, false},
         {"bwd_phase_rpi16_res", &p->bwd.phase_rpi16_res, 0, 4, true},
-        {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 1, false},
+        {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 16, false},
+        {"bwd_phase_rpi16_res_fill", &p->bwd.phase_rpi16_res_fill, 0, 1, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
         {"phase_cached_tpr_max", &p->phase_cached_tpr_max, 0, 1024, false},
@@ -596,15 +615,18 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (rpi_res not on PoCL x86 hosts without AVX-512: unmeasured there, and their fp32 rows per
      * item were measured on their own in session 11; their 16-bit calls take bwd_rpi16_avx2) */
     const bool res_rows = has_dres && rpi_res && !short_rows && !(max_elem != 2 && ctx->info.x86_no_avx512);
-    /* (phase_rpi16_res: the phased all-16-bit residual backward's own, in its frame's plan) */
+    /* (phase_rpi16_res: the phased all-16-bit residual backward's own, in its frame's plan; with
+     * phase_rpi16_res_fill only where the fill rule below then deepens the frame's cache, else
+     * rpi_base) */
     const bool phase_res16 = frame != FRAME_NONE && has_dres && max_elem == 2;
-    const unsigned rpi_req = short32                              ? 4
-                             : avx2_16                            ? P->bwd_rpi16_avx2
-                             : phase_res16 && op->phase_rpi16_res ? op->phase_rpi16_res
-                             : res_rows                           ? rpi_res
-                             : max_elem != 2                      ? op->rpi
-                             : rpi4                               ? 4
-                                                                  : op->rpi16;
+    const unsigned rpi_base = short32         ? 4
+                              : avx2_16       ? P->bwd_rpi16_avx2
+                              : res_rows      ? rpi_res
+                              : max_elem != 2 ? op->rpi
+                              : rpi4          ? 4
+                                              : op->rpi16;
+    const bool rpi_phase = phase_res16 && op->phase_rpi16_res && !short32 && !avx2_16;
+    unsigned rpi_req = rpi_phase ? op->phase_rpi16_res : rpi_base;
     /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
      * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
@@ -732,19 +754,15 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * 0.242 ms, with the residual gradient 5120 / 10240 0.303 / 0.318 -> 0.294 / 0.300; where
          * it ends at ncache deep, 768 / 3072 lost 4-5 %, and with 2 rows per item 2560 with the
          * residual 0.317 -> 0.445) */
-        if (backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache &&
-            !(rpi_req > 1 && rpi_cols_ok)) {
-            size_t t = tpr;
-            while (t > 32) {
-                const size_t h = t / 2, n1 = (nv + t - 1) / t, n2 = (nv + h - 1) / h;
-                if (n2 > op->fill16 || n2 * h >= n1 * t)
-                    break;
-                t = h;
-            }
-            if ((nv + t - 1) / t > op->ncache) {
-                tpr = t;
-                fill_nc = (unsigned)((nv + t - 1) / t);
-            }
+        const bool fill_rows = backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache;
+        if (fill_rows && !(rpi_req > 1 && rpi_cols_ok))
+            tpr = fill16_items(op, nv, tpr, &fill_nc);
+        /* (phase_rpi16_res_fill: where the phased rows per item did not deepen the cache, the
+         * table's rows per item again, with the fill rule as those allow it) */
+        if (rpi_phase && op->phase_rpi16_res_fill && !fill_nc && rpi_req != rpi_base) {
+            rpi_req = rpi_base;
+            if (fill_rows && !(rpi_req > 1 && rpi_cols_ok))
+                tpr = fill16_items(op, nv, tpr, &fill_nc);
         }
         /* ... and in 16-bit forward calls that would be pipelined, where fit16 says so: the row as
          * stored in exactly d vectors per item, d from fit16 (at most ncache) down to target16 + 1,
@@ -805,6 +823,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                 tpr = t;
         }
     }
+    if (rpi_phase && op->phase_rpi16_res_fill && !fill_nc) /* (op->tpr set: no fill rule ran) */
+        rpi_req = rpi_base;
     if (tpr > max_wg)
         tpr = max_wg;
     /* vectors per item: the register arrays are sized exactly */
@@ -847,7 +867,9 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * per work-group: their sums take registers too; bf16 at cols 12288, 512 items x 3 vectors,
      * spilled pipelined, 0.311 ms, against 0.256 without; but always in the 16-bit fill rule's
      * layouts, which lose without it: bf16 at 5120, 2 slots of 128 items x 5, 0.301 ms, 0.231 with) */
-    L.pipe = backward ? L.ncache && !(phase_res16 && op->phase_nopipe16_res) &&
+    /* (phase_nopipe16_res: the phased all-16-bit residual backward not pipelined where its cache
+     * is at least that many vectors deep) */
+    L.pipe = backward ? L.ncache && !(phase_res16 && op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&
                             (!partials || !op->pipe_vecs || fill_nc ||

@@ -1737,6 +1737,48 @@ START_TEST(plan_row_phase_rule)
         clnorm_context_release(b);
         clnorm_context_release(r);
     }
+    /* ... bwd_phase_nopipe16_res N: not pipelined only where the cache is at least N vectors deep
+     * (one row per item deepens 1023's frame to 5 vectors through the fill rule, 3001's stays at
+     * 3); bwd_phase_rpi16_res_fill: one row per item only where the fill rule then deepens the
+     * cache (3001 back to bwd_rpi16_res's 2; with bwd_tpr set no fill rule runs, so 1023 too);
+     * neither touches the calls without a residual gradient */
+    {
+        const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
+                           "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
+        struct {
+            const char *extra;
+            size_t cols;
+            unsigned rpi, ncache, pipe;
+        } const c[] = {
+            {"", 1023, 1, 5, 1},
+            {"", 3001, 1, 3, 1},
+            {",bwd_phase_nopipe16_res=4", 1023, 1, 5, 0},
+            {",bwd_phase_nopipe16_res=4", 3001, 1, 3, 1},
+            {",bwd_phase_nopipe16_res=5", 1023, 1, 5, 0},
+            {",bwd_phase_nopipe16_res=6", 1023, 1, 5, 1},
+            {",bwd_phase_nopipe16_res=3", 3001, 1, 3, 0},
+            {",bwd_phase_rpi16_res_fill=1", 1023, 1, 5, 1},
+            {",bwd_phase_rpi16_res_fill=1", 2047, 1, 5, 1},
+            {",bwd_phase_rpi16_res_fill=1", 3001, 2, 3, 1},
+            {",bwd_phase_rpi16_res_fill=1", 255, 2, 2, 1},
+            {",bwd_phase_rpi16_res_fill=1,bwd_tpr=64", 1023, 2, 3, 1},
+            {",bwd_phase_rpi16_res_fill=1,bwd_phase_nopipe16_res=4", 4095, 1, 5, 0},
+            {",bwd_phase_rpi16_res_fill=1,bwd_phase_nopipe16_res=4", 3583, 2, 2, 1},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+            char spec[256];
+            ck_assert_int_lt(snprintf(spec, sizeof spec, "%s%s", base, c[i].extra), (int)sizeof spec);
+            clnorm_context *t = gpu_context_with_tune(spec);
+            const clnorm_launch_info p = plan_of(t, 1 | RES, c[i].cols, CLNORM_BF16), q = plan_of(t, 1, c[i].cols, CLNORM_BF16);
+            ck_assert_msg(p.row_phase == 8 && p.rows_per_item == c[i].rpi && p.register_cache == c[i].ncache &&
+                              p.pipelined == c[i].pipe,
+                          "%s at %zu: phase %u, rows per item %u, cache %u, pipelined %u", c[i].extra, c[i].cols, p.row_phase,
+                          p.rows_per_item, p.register_cache, p.pipelined);
+            ck_assert_msg(q.row_phase == 8 && q.pipelined == 1, "%s at %zu without the residual gradient", c[i].extra,
+                          c[i].cols);
+            clnorm_context_release(t);
+        }
+    }
     /* the backward's row streams past the GPU row's register cache (a frame of 16385 vectors):
      * narrowed */
     const clnorm_launch_info s = plan_of(on, DX, 65537, CLNORM_F32);
