@@ -107,7 +107,7 @@ ab)
     (cd "$out" && tar -cf ab.tar ab_*.json ab_*.txt && rm -f ab_*.json ab_*.txt)
     ;;
 suite)
-    (cd "$b" && timeout ${SUITE_TIMEOUT:-560} ctest --output-on-failure -j4) > "$out/suite.log" 2>&1
+    (cd "$b" && timeout ${SUITE_TIMEOUT:-560} ctest --output-on-failure -j4 ${SUITE_REGEX:+-R "$SUITE_REGEX"}) > "$out/suite.log" 2>&1
     echo "suite: exit $?"
     grep -E "tests passed|Failed|Skipped|Total Test" "$out/suite.log" | tail -30
     ;;
@@ -151,12 +151,12 @@ split)
     # printed (op 5 = backward with dweight/dbias and a residual): both on (0.21.0), neither
     # (0.20.0's plan), and session 29's refined keys (not pipelined only where the cache is 4
     # vectors deep, one row per item only where the fill rule then deepens it), which give one
-    # of the other two plans at each width: a repeat of it. SPLIT_KEYS adds variants "name=tune".
+    # of the other two plans at each width: a repeat of it. SPLIT_VARIANTS: other "name=tune" variants.
     build_plan_tool
     for c in ${SPLIT_COLS:-255 1023 2047 2559 3001 3583 4095 6002 8191}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
-      for v in both= neither=bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0 \
-               refined=bwd_phase_nopipe16_res=4,bwd_phase_rpi16_res_fill=1 ${SPLIT_KEYS:-}; do
+      for v in ${SPLIT_VARIANTS:-both= neither=bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0 \
+               refined=bwd_phase_nopipe16_res=4,bwd_phase_rpi16_res_fill=1}; do
         k=${v%%=*}; t=${v#*=}
         env ${t:+CLNORM_TUNE=$t} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype bf16 --shape "$s" 2>&1 |
           awk -v n="$k" -v s="$s" '$1~/^(backward_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}'
