@@ -76,7 +76,8 @@
  * 0.988 / 0.834 / 0.843) */
 #define NV_PHASE_CACHED_TPR_MAX 512
 /* The phased all-16-bit residual backward (the NVIDIA row's bwd phase_rpi16_res 1 and
- * phase_nopipe16_res 1): one row per item, never pipelined. Session 27, an H100, BF16
+ * phase_nopipe16_res): one row per item, not pipelined (0.21.0: never; below: where the cache is
+ * deep). Session 27, an H100, BF16
  * backward_res, fraction of the copy: --tune (run 2) rows per item 2 -> 1 at cols 2047 0.32 ->
  * 0.431; without the pipeline 4095 / 8191 0.482 / 0.510 against 0.43 / 0.42 (the pipelined
  * kernels spill 240 / 328 bytes); 1023 even (0.31-0.32). Both (run 13, indicative: a machine that
@@ -86,6 +87,16 @@
  * 0.358 (5 vectors, not pipelined); but 3001 0.379 -> 0.360 (128 x 3 either way), 3583 0.305 ->
  * 0.283, 6002 0.400 -> 0.387 (3 vectors, not pipelined), 255 0.141 -> 0.131: kept for the sum;
  * docs/PERFORMANCE.md has the lead (each key only where the cache is deep) */
+/* ... not pipelined only where its register cache is at least 4 vectors deep (phase_nopipe16_res
+ * 4; rows per item stay 1 everywhere, phase_rpi16_res_fill 0). Session 29, the H200, BF16
+ * backward_res, fraction of the copy, never pipelined (0.21.0) -> pipelined below 4 vectors:
+ * 383 0.168 -> 0.180, 767 0.224 -> 0.254, 1279 0.316 -> 0.338, 1535 0.234 -> 0.262, 1791 0.269
+ * -> 0.302, 2559 0.329 -> 0.348, 2815 0.354 -> 0.370, 3071 0.248 -> 0.275, 3327 0.263 -> 0.298,
+ * 3583 0.284 -> 0.317, 3839 0.301 -> 0.339, 5119 0.346 -> 0.368; but 511 (32 x 3) 0.229 ->
+ * 0.212, 7001 (512 x 2) 0.343 -> 0.316. One row per item only where it deepens the cache
+ * (phase_rpi16_res_fill 1) lost to this at 2559 / 2815 / 3327 / 3583: 0.287 / 0.342 / 0.269 /
+ * 0.305 */
+#define NV_PHASE_NOPIPE16_RES 4
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -108,7 +119,7 @@ static const clnorm_device_params table[] = {
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
-             .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = 1},
+             .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -329,6 +340,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_rpi16_res", &p->bwd.phase_rpi16_res, 0, 4, true},
         {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 16, false},
         {"bwd_phase_rpi16_res_fill", &p->bwd.phase_rpi16_res_fill, 0, 1, false},
+        {"bwd_phase_pipe16_res_wg_max", &p->bwd.phase_pipe16_res_wg_max, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
         {"phase_cached_tpr_max", &p->phase_cached_tpr_max, 0, 1024, false},
@@ -868,8 +880,12 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * spilled pipelined, 0.311 ms, against 0.256 without; but always in the 16-bit fill rule's
      * layouts, which lose without it: bf16 at 5120, 2 slots of 128 items x 5, 0.301 ms, 0.231 with) */
     /* (phase_nopipe16_res: the phased all-16-bit residual backward not pipelined where its cache
-     * is at least that many vectors deep) */
-    L.pipe = backward ? L.ncache && !(phase_res16 && op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) &&
+     * is at least that many vectors deep; phase_pipe16_res_wg_max: nor where its group takes more
+     * items than that) */
+    const bool phase_nopipe = phase_res16 && op->phase_nopipe16_res &&
+                              (L.ncache >= op->phase_nopipe16_res ||
+                               (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max));
+    L.pipe = backward ? L.ncache && !phase_nopipe &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&
                             (!partials || !op->pipe_vecs || fill_nc ||
