@@ -97,6 +97,12 @@
  * (phase_rpi16_res_fill 1) lost to this at 2559 / 2815 / 3327 / 3583: 0.287 / 0.342 / 0.269 /
  * 0.305 */
 #define NV_PHASE_NOPIPE16_RES 4
+/* ... nor where its group takes more than 256 items (phase_pipe16_res_wg_max): session 29, the
+ * H200, 512 x 2, pipelined -> not: 6500 0.328 -> 0.334, 7001 0.305 -> 0.339, 7935 0.339 ->
+ * 0.376 (0.21.0: 0.342 / 0.339 / 0.373). Pipelined at 3001 (128 x 3) 0.358 -> 0.377, 6002 (256 x
+ * 3) 0.386 -> 0.401; at 32 items or fewer per row about even, 511 (32 x 3) lost: 63 / 127 / 255
+ * 0.122 / 0.127 / 0.129 -> 0.120 / 0.124 / 0.128, 511 0.224 -> 0.210 */
+#define NV_PHASE_PIPE16_RES_WG_MAX 256
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -119,7 +125,8 @@ static const clnorm_device_params table[] = {
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
-             .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES},
+             .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
+             .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
