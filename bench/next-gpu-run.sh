@@ -9,14 +9,15 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh suite"
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #
-# Session 28 put session 27's three leads in the NVIDIA row (0.21.0) and measured them once on
-# an H200 at its end (docs/PERFORMANCE.md); due next: `suite` under the new plans, and the
-# phased BF16 residual backward's keys per width (they lost 3-7 % at 255 / 3001 / 3583 / 6002):
-#   AB_OLD=rules28 AB_TIMEOUT=40 AB_DTYPE=bf16 AB_SHAPES="526344x255 44724x3001 37460x3583 22362x6002" \
-#       bash bench/next-gpu-run.sh ab
-# with AB_OLD=bwd_phase_rpi16_res=0 and AB_OLD=bwd_phase_nopipe16_res=0 to split the two keys.
-# (The device tool returns at most 8 files: the ab stage leaves its runs in $OUT/ab.tar.)
-#
+# Session 29 (0.22.0) split session 28's phased BF16 residual backward rule on an H200: one row
+# per item everywhere, not pipelined only where the cache holds 4 vectors or more or the group
+# 512 items (docs/PERFORMANCE.md); the whole suite passed there. Due next:
+#   - the 32-item frames (cols 383-511: 511 lost 6 % pipelined, 383 gained 7 %) and the 1-8-item
+#     frames (cols up to 63, unmeasured pipelined):
+#       SPLIT_COLS="31 47 383 447 511" SPLIT_VARIANTS="new= c21=bwd_phase_nopipe16_res=1" \
+#           bash bench/next-gpu-run.sh split
+#   - `suite` under the final 0.22.0 row (session 29's run had phase_pipe16_res_wg_max 0);
+#   - `--full` for the headline table (no headline shape's plan changed since session 21).
 # tune:  the phased all-16-bit residual backward (the NVIDIA row's slowest odd-width op, BF16
 #        backward_res 0.30 of the copy at cols 1023 / 2047 on an H100, below the unfused
 #        baseline's 0.37), --tune over its persistent groups, rows per item, early residual
