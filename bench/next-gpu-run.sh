@@ -148,16 +148,14 @@ odd)
     wc -l "$out"/*.txt
     ;;
 split)
-    # Session 28's lead: the phased BF16 residual backward's two keys per width, each plan
-    # printed (op 5 = backward with dweight/dbias and a residual): both on (0.21.0), neither
-    # (0.20.0's plan), and session 29's refined keys (not pipelined only where the cache is 4
-    # vectors deep, one row per item only where the fill rule then deepens it), which give one
-    # of the other two plans at each width: a repeat of it. SPLIT_VARIANTS: other "name=tune" variants.
+    # The phased BF16 residual backward's keys per width, each plan printed (op 5 = backward
+    # with dweight/dbias and a residual): the row's (new) against 0.21.0's (never pipelined) and
+    # 0.20.0's (neither key) by default; SPLIT_VARIANTS: other "name=tune" variants.
     build_plan_tool
     for c in ${SPLIT_COLS:-255 1023 2047 2559 3001 3583 4095 6002 8191}; do
       r=$(( (1 << 27) / c )); s=${r}x$c
-      for v in ${SPLIT_VARIANTS:-both= neither=bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0 \
-               refined=bwd_phase_nopipe16_res=4,bwd_phase_rpi16_res_fill=1}; do
+      for v in ${SPLIT_VARIANTS:-new= c21=bwd_phase_nopipe16_res=1,bwd_phase_pipe16_res_wg_max=0 \
+               neither=bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0}; do
         k=${v%%=*}; t=${v#*=}
         env ${t:+CLNORM_TUNE=$t} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype bf16 --shape "$s" 2>&1 |
           awk -v n="$k" -v s="$s" '$1~/^(backward_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}'

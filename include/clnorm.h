@@ -79,9 +79,7 @@
  *     of `bwd_target16` where that leaves fewer vector slots idle, keeps the frame in the
  *     register cache and takes 32 items or more, or where only it keeps the frame cached; 0 = `bwd_target16`, up to 64; the NVIDIA row's 4),
  *     `bwd_phase_rpi16_res` (the same calls: rows per item instead of `bwd_rpi16_res` /
- *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; the NVIDIA row's 1), `bwd_phase_rpi16_res_fill`
- *     (1: `bwd_phase_rpi16_res` only where the 16-bit fill rule, `bwd_fill16`, then deepens the
- *     register cache, else those; 0 = everywhere, the NVIDIA row's), `bwd_phase_nopipe16_res`
+ *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; the NVIDIA row's 1), `bwd_phase_nopipe16_res`
  *     (the same calls not pipelined where the register cache is at least this many vectors
  *     deep; 1 = wherever cached, 0 = as `bwd_pipe` says, up to 16; the NVIDIA row's 4),
  *     `bwd_phase_pipe16_res_wg_max` (where `bwd_phase_nopipe16_res` is set: not pipelined

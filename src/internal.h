@@ -210,9 +210,6 @@ typedef struct clnorm_op_params {
                                2047, which target16's power-of-two items leave half idle */
     unsigned phase_rpi16_res; /* backward in row phases, all-16-bit calls with a residual gradient:
                                rows per item instead of rpi16_res / rpi16 (0: those) */
-    unsigned phase_rpi16_res_fill; /* the same calls: phase_rpi16_res only where the 16-bit fill
-                               rule (fill16) then deepens the frame's register cache (1), else
-                               the rows per item of rpi16_res / rpi16; 0: everywhere */
     unsigned phase_nopipe16_res; /* the same calls: not pipelined where the register cache is at
                                least this many vectors deep (1: wherever it is cached), whatever
                                pipe says (0: as pipe says) */

@@ -88,14 +88,14 @@
  * 0.283, 6002 0.400 -> 0.387 (3 vectors, not pipelined), 255 0.141 -> 0.131: kept for the sum;
  * docs/PERFORMANCE.md has the lead (each key only where the cache is deep) */
 /* ... not pipelined only where its register cache is at least 4 vectors deep (phase_nopipe16_res
- * 4; rows per item stay 1 everywhere, phase_rpi16_res_fill 0). Session 29, the H200, BF16
+ * 4; rows per item stay 1 everywhere). Session 29, the H200, BF16
  * backward_res, fraction of the copy, never pipelined (0.21.0) -> pipelined below 4 vectors:
  * 383 0.168 -> 0.180, 767 0.224 -> 0.254, 1279 0.316 -> 0.338, 1535 0.234 -> 0.262, 1791 0.269
  * -> 0.302, 2559 0.329 -> 0.348, 2815 0.354 -> 0.370, 3071 0.248 -> 0.275, 3327 0.263 -> 0.298,
  * 3583 0.284 -> 0.317, 3839 0.301 -> 0.339, 5119 0.346 -> 0.368; but 511 (32 x 3) 0.229 ->
  * 0.212, 7001 (512 x 2) 0.343 -> 0.316. One row per item only where it deepens the cache
- * (phase_rpi16_res_fill 1) lost to this at 2559 / 2815 / 3327 / 3583: 0.287 / 0.342 / 0.269 /
- * 0.305 */
+ * (2 rows elsewhere, a key measured and removed) lost to this at 2559 / 2815 / 3327 / 3583: 0.287
+ * / 0.342 / 0.269 / 0.305 */
 #define NV_PHASE_NOPIPE16_RES 4
 /* ... nor where its group takes more than 256 items (phase_pipe16_res_wg_max): session 29, the
  * H200, 512 x 2, pipelined -> not: 6500 0.328 -> 0.334, 7001 0.305 -> 0.339, 7935 0.339 ->
@@ -242,24 +242,6 @@ static unsigned wide_nc(const clnorm_op_params *op, size_t t)
 
 /* the 16-bit forward's exact fit: nv vectors in exactly d per item, a multiple of 32 items, at most
  * cap of them (and the device's work-group limit) */
-/* The 16-bit fill rule (plan_shape): the cached row's items halved for as long as that leaves
- * fewer of their vectors idle and the row fits fill16 vectors per item; taken (and *depth set)
- * only if that ends deeper than ncache, else tpr as it was */
-static size_t fill16_items(const clnorm_op_params *op, size_t nv, size_t tpr, unsigned *depth)
-{
-    size_t t = tpr;
-    while (t > 32) {
-        const size_t h = t / 2, n1 = (nv + t - 1) / t, n2 = (nv + h - 1) / h;
-        if (n2 > op->fill16 || n2 * h >= n1 * t)
-            break;
-        t = h;
-    }
-    if ((nv + t - 1) / t <= op->ncache)
-        return tpr;
-    *depth = (unsigned)((nv + t - 1) / t);
-    return t;
-}
-
 static bool exact_fit(size_t nv, unsigned d, size_t cap, size_t max_wg)
 {
     return d && nv % d == 0 && (nv / d) % 32 == 0 && nv / d <= cap && nv / d <= max_wg;
@@ -346,7 +328,6 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_target16_res", &p->bwd.phase_target16_res, 0, 64, false},
         {"bwd_phase_rpi16_res", &p->bwd.phase_rpi16_res, 0, 4, true},
         {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 16, false},
-        {"bwd_phase_rpi16_res_fill", &p->bwd.phase_rpi16_res_fill, 0, 1, false},
         {"bwd_phase_pipe16_res_wg_max", &p->bwd.phase_pipe16_res_wg_max, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
@@ -634,18 +615,15 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (rpi_res not on PoCL x86 hosts without AVX-512: unmeasured there, and their fp32 rows per
      * item were measured on their own in session 11; their 16-bit calls take bwd_rpi16_avx2) */
     const bool res_rows = has_dres && rpi_res && !short_rows && !(max_elem != 2 && ctx->info.x86_no_avx512);
-    /* (phase_rpi16_res: the phased all-16-bit residual backward's own, in its frame's plan; with
-     * phase_rpi16_res_fill only where the fill rule below then deepens the frame's cache, else
-     * rpi_base) */
+    /* (phase_rpi16_res: the phased all-16-bit residual backward's own, in its frame's plan) */
     const bool phase_res16 = frame != FRAME_NONE && has_dres && max_elem == 2;
-    const unsigned rpi_base = short32         ? 4
-                              : avx2_16       ? P->bwd_rpi16_avx2
-                              : res_rows      ? rpi_res
-                              : max_elem != 2 ? op->rpi
-                              : rpi4          ? 4
-                                              : op->rpi16;
-    const bool rpi_phase = phase_res16 && op->phase_rpi16_res && !short32 && !avx2_16;
-    unsigned rpi_req = rpi_phase ? op->phase_rpi16_res : rpi_base;
+    const unsigned rpi_req = short32                              ? 4
+                             : avx2_16                            ? P->bwd_rpi16_avx2
+                             : phase_res16 && op->phase_rpi16_res ? op->phase_rpi16_res
+                             : res_rows                           ? rpi_res
+                             : max_elem != 2                      ? op->rpi
+                             : rpi4                               ? 4
+                                                                  : op->rpi16;
     /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
      * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
@@ -773,15 +751,19 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * 0.242 ms, with the residual gradient 5120 / 10240 0.303 / 0.318 -> 0.294 / 0.300; where
          * it ends at ncache deep, 768 / 3072 lost 4-5 %, and with 2 rows per item 2560 with the
          * residual 0.317 -> 0.445) */
-        const bool fill_rows = backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache;
-        if (fill_rows && !(rpi_req > 1 && rpi_cols_ok))
-            tpr = fill16_items(op, nv, tpr, &fill_nc);
-        /* (phase_rpi16_res_fill: where the phased rows per item did not deepen the cache, the
-         * table's rows per item again, with the fill rule as those allow it) */
-        if (rpi_phase && op->phase_rpi16_res_fill && !fill_nc && rpi_req != rpi_base) {
-            rpi_req = rpi_base;
-            if (fill_rows && !(rpi_req > 1 && rpi_cols_ok))
-                tpr = fill16_items(op, nv, tpr, &fill_nc);
+        if (backward && partials && max_elem == 2 && op->fill16 && (nv + tpr - 1) / tpr <= op->ncache &&
+            !(rpi_req > 1 && rpi_cols_ok)) {
+            size_t t = tpr;
+            while (t > 32) {
+                const size_t h = t / 2, n1 = (nv + t - 1) / t, n2 = (nv + h - 1) / h;
+                if (n2 > op->fill16 || n2 * h >= n1 * t)
+                    break;
+                t = h;
+            }
+            if ((nv + t - 1) / t > op->ncache) {
+                tpr = t;
+                fill_nc = (unsigned)((nv + t - 1) / t);
+            }
         }
         /* ... and in 16-bit forward calls that would be pipelined, where fit16 says so: the row as
          * stored in exactly d vectors per item, d from fit16 (at most ncache) down to target16 + 1,
@@ -842,8 +824,6 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                 tpr = t;
         }
     }
-    if (rpi_phase && op->phase_rpi16_res_fill && !fill_nc) /* (op->tpr set: no fill rule ran) */
-        rpi_req = rpi_base;
     if (tpr > max_wg)
         tpr = max_wg;
     /* vectors per item: the register arrays are sized exactly */

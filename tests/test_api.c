@@ -1739,10 +1739,8 @@ START_TEST(plan_row_phase_rule)
     }
     /* ... bwd_phase_nopipe16_res N: not pipelined only where the cache is at least N vectors deep
      * (one row per item deepens 1023's frame to 5 vectors through the fill rule, 3001's stays at
-     * 3); bwd_phase_rpi16_res_fill: one row per item only where the fill rule then deepens the
-     * cache (3001 back to bwd_rpi16_res's 2; with bwd_tpr set no fill rule runs, so 1023 too);
-     * bwd_phase_pipe16_res_wg_max: where bwd_phase_nopipe16_res is set, not pipelined either
-     * where the group takes more items (7001: 512 x 2); none touches the calls without a
+     * 3); bwd_phase_pipe16_res_wg_max: where bwd_phase_nopipe16_res is set, not pipelined either
+     * where the group takes more items (7001: 512 x 2); neither touches the calls without a
      * residual gradient */
     {
         const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
@@ -1756,16 +1754,11 @@ START_TEST(plan_row_phase_rule)
             {"", 3001, 1, 3, 1},
             {",bwd_phase_nopipe16_res=4", 1023, 1, 5, 0},
             {",bwd_phase_nopipe16_res=4", 3001, 1, 3, 1},
+            {",bwd_phase_nopipe16_res=4", 4095, 1, 5, 0},
+            {",bwd_phase_nopipe16_res=4", 3583, 1, 2, 1},
             {",bwd_phase_nopipe16_res=5", 1023, 1, 5, 0},
             {",bwd_phase_nopipe16_res=6", 1023, 1, 5, 1},
             {",bwd_phase_nopipe16_res=3", 3001, 1, 3, 0},
-            {",bwd_phase_rpi16_res_fill=1", 1023, 1, 5, 1},
-            {",bwd_phase_rpi16_res_fill=1", 2047, 1, 5, 1},
-            {",bwd_phase_rpi16_res_fill=1", 3001, 2, 3, 1},
-            {",bwd_phase_rpi16_res_fill=1", 255, 2, 2, 1},
-            {",bwd_phase_rpi16_res_fill=1,bwd_tpr=64", 1023, 2, 3, 1},
-            {",bwd_phase_rpi16_res_fill=1,bwd_phase_nopipe16_res=4", 4095, 1, 5, 0},
-            {",bwd_phase_rpi16_res_fill=1,bwd_phase_nopipe16_res=4", 3583, 2, 2, 1},
             {",bwd_phase_nopipe16_res=4", 7001, 1, 2, 1},
             {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
             {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=512", 7001, 1, 2, 1},
