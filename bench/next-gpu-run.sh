@@ -11,7 +11,7 @@
 #
 # Session 29 (0.22.0) split session 28's phased BF16 residual backward rule on an H200: one row
 # per item everywhere, not pipelined only where the cache holds 4 vectors or more or the group
-# 512 items (docs/PERFORMANCE.md); the whole suite passed there. Due next:
+# more than 256 items (docs/PERFORMANCE.md); the whole suite passed there. Due next:
 #   - the 32-item frames (cols 383-511: 511 lost 6 % pipelined, 383 gained 7 %) and the 1-8-item
 #     frames (cols up to 63, unmeasured pipelined):
 #       SPLIT_COLS="31 47 383 447 511" SPLIT_VARIANTS="new= c21=bwd_phase_nopipe16_res=1" \

@@ -82,9 +82,8 @@
  *     `bwd_rpi16`, 0 = those, else 1, 2 or 4; the NVIDIA row's 1), `bwd_phase_nopipe16_res`
  *     (the same calls not pipelined where the register cache is at least this many vectors
  *     deep; 1 = wherever cached, 0 = as `bwd_pipe` says, up to 16; the NVIDIA row's 4),
- *     `bwd_phase_pipe16_res_wg_max` (where `bwd_phase_nopipe16_res` is set: not pipelined
- *     either where the work-group takes more items than this; 0 = no bound, up to 1024; the
- *     NVIDIA row's 256), `nt_kib` (PoCL on x86:
+ *     `bwd_phase_pipe16_res_wg_max` (the same calls not pipelined either where the work-group
+ *     takes more items than this; 0 = no bound, up to 1024; the NVIDIA row's 256), `nt_kib` (PoCL on x86:
  *     outputs are written with non-temporal stores when they span at least this many KiB, dx
  *     always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned

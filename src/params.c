@@ -869,9 +869,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (phase_nopipe16_res: the phased all-16-bit residual backward not pipelined where its cache
      * is at least that many vectors deep; phase_pipe16_res_wg_max: nor where its group takes more
      * items than that) */
-    const bool phase_nopipe = phase_res16 && op->phase_nopipe16_res &&
-                              (L.ncache >= op->phase_nopipe16_res ||
-                               (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max));
+    const bool phase_nopipe = phase_res16 && ((op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) ||
+                                              (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max));
     L.pipe = backward ? L.ncache && !phase_nopipe &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&

@@ -1739,9 +1739,9 @@ START_TEST(plan_row_phase_rule)
     }
     /* ... bwd_phase_nopipe16_res N: not pipelined only where the cache is at least N vectors deep
      * (one row per item deepens 1023's frame to 5 vectors through the fill rule, 3001's stays at
-     * 3); bwd_phase_pipe16_res_wg_max: where bwd_phase_nopipe16_res is set, not pipelined either
-     * where the group takes more items (7001: 512 x 2); neither touches the calls without a
-     * residual gradient */
+     * 3); bwd_phase_pipe16_res_wg_max: not pipelined either where the group takes more items
+     * (7001: 512 x 2), with or without bwd_phase_nopipe16_res; neither touches the calls without
+     * a residual gradient */
     {
         const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
                            "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
@@ -1763,7 +1763,8 @@ START_TEST(plan_row_phase_rule)
             {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
             {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=512", 7001, 1, 2, 1},
             {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 3583, 1, 2, 1},
-            {",bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 1},
+            {",bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
+            {",bwd_phase_pipe16_res_wg_max=256", 3583, 1, 2, 1},
         };
         for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
             char spec[256];
