@@ -8,6 +8,7 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh ab"
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh suite"
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
+#   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #
 # Session 29 (0.22.0) split session 28's phased BF16 residual backward rule on an H200: one row
 # per item everywhere, not pipelined only where the cache holds 4 vectors or more or the group
@@ -31,7 +32,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -163,6 +164,16 @@ split)
       done
     done > "$out/split.txt"
     cat "$out/split.txt"
+    ;;
+full)
+    # The headline table (`--full`, every op checked against the float64 reference) and the
+    # host time of one enqueue (`--overhead`), twice each: the JSON is what docs/h200-full.json
+    # holds and bench/plot.py draws.
+    timeout ${FULL_TIMEOUT:-400} "$b/clnorm-bench" --device nvidia --full --reps 20 --json "$out/full.json" > "$out/full.txt" 2>&1
+    echo "full: exit $?"
+    grep -E "checks|copy" "$out/full.txt" | head -20
+    for i in 1 2; do timeout 60 "$b/clnorm-bench" --device nvidia --overhead > "$out/overhead_$i.txt" 2>&1; echo "overhead $i: exit $?"; done
+    cat "$out"/overhead_*.txt
     ;;
 *)
     echo "unknown stage $stage" >&2
