@@ -32,7 +32,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -164,6 +164,28 @@ split)
       done
     done > "$out/split.txt"
     cat "$out/split.txt"
+    ;;
+ptx)
+    # What NVIDIA's compiler makes of the kernels of some shapes (PTX_SHAPES, BF16): each program
+    # a bench run builds (CLNORM_BUILD_LOG prints its options) rebuilt by clnorm-kernel-log with
+    # -cl-nv-verbose (registers, spills) and its PTX written, all in one archive.
+    mkdir -p /tmp/ptx && rm -f /tmp/ptx/*
+    for s in ${PTX_SHAPES:-131200x1023 131072x1024}; do
+        CLNORM_BUILD_LOG=1 timeout 60 "$b/clnorm-bench" --device nvidia --reps 2 --dtype bf16 --shape "$s" \
+            > "/tmp/ptx/bench_$s.txt" 2> "/tmp/ptx/build_$s.log"
+        echo "bench $s: exit $?"
+        grep -E "^(forward|backward)" "/tmp/ptx/bench_$s.txt"
+        grep -o 'clnorm: built [a-z_]* with "[^"]*"' "/tmp/ptx/build_$s.log" | sort -u | nl -w1 -s' ' |
+        while read -r n _ _ kname _ opts; do
+            opts=${opts#\"}; opts=${opts%\"}
+            file=cl/backward.cl
+            case $kname in *forward*) file=cl/forward.cl;; *reduce*) file=cl/reduce.cl;; esac
+            echo "$s $n $kname $opts" >> /tmp/ptx/index.txt
+            "$b/clnorm-kernel-log" cl "$file" "-cl-nv-verbose $opts" "/tmp/ptx/${s}_$n.ptx" > "/tmp/ptx/${s}_$n.log" 2>&1
+            echo "$s $n $kname: $(grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill (stores|loads)' "/tmp/ptx/${s}_$n.log" | tr '\n' ' ')"
+        done
+    done
+    (cd /tmp/ptx && tar -czf "$out/ptx.tar.gz" .)
     ;;
 full)
     # The headline table (`--full`, every op checked against the float64 reference) and the
