@@ -32,7 +32,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -164,6 +164,23 @@ split)
       done
     done > "$out/split.txt"
     cat "$out/split.txt"
+    ;;
+opts)
+    # Extra build options A/B (OPTS_VARIANTS "name=options" list, options with ',' for ' '),
+    # alternated per shape (OPTS_SHAPES, OPTS_DTYPES), with each build's registers (-cl-nv-verbose)
+    for s in ${OPTS_SHAPES:-131200x1023 65568x2047 44724x3001 32776x4095}; do
+      for round in 1 2; do
+        for v in ${OPTS_VARIANTS:-base= wide=-DPH_WIDE_LOADS}; do
+          k=${v%%=*}; o=${v#*=}; o=${o//,/ }
+          for dt in ${OPTS_DTYPES:-bf16}; do
+            CLNORM_BUILD_LOG=1 CLNORM_BUILD_OPTIONS="-cl-nv-verbose $o" timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype $dt --shape "$s" \
+                2> "/tmp/opts.log" | awk -v n="$k$round" -v s="$s" -v d=$dt '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s %s\n", s, d, n, $1, $8} /checks:/{print s, d, n, $0}'
+            [ $round = 1 ] && echo "$s $dt $k regs: $(grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill stores' /tmp/opts.log | grep -v '^0 bytes' | tr '\n' ' ')"
+          done
+        done
+      done
+    done > "$out/opts.txt"
+    cat "$out/opts.txt"
     ;;
 ptx)
     # What NVIDIA's compiler makes of the kernels of some shapes (PTX_SHAPES, BF16): each program

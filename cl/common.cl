@@ -607,8 +607,15 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 #undef PH_PART_LANE
 }
 /* row tensors: vector k of the frame of the row starting at row (element access) */
+#ifdef PH_WIDE_LOADS
+/* (experiment: every frame vector read whole, aligned; lanes outside the row hold the neighbours'
+ * elements, which PH_KEEP zeroes in the sums and partial stores never write) */
+#define PLDV(t, row, k) LDV(t, row, (k) * VEC - ph_h)
+#define PLDR(t, row, k) LDR(t, row, (k) * VEC - ph_h)
+#else
 #define PLDV(t, row, k) (PH_FULL(k) ? LDV(t, row, (k) * VEC - ph_h) : CAT(ph_ldv_, t)(row, k, ph_h, (long)cols))
 #define PLDR(t, row, k) (PH_FULL(k) ? LDR(t, row, (k) * VEC - ph_h) : CAT(ph_ldr_, t)(row, k, ph_h, (long)cols))
+#endif
 #define PSTV(t, row, k, v)                                                                              \
     {                                                                                                   \
         if (PH_FULL(k))                                                                                 \
