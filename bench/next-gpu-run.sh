@@ -32,7 +32,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -164,6 +164,18 @@ split)
       done
     done > "$out/split.txt"
     cat "$out/split.txt"
+    ;;
+tunes)
+    # CLNORM_TUNE variants ("name=tune" list, TUNES_VARIANTS) at shapes (TUNES_SHAPES) in one dtype
+    # (TUNES_DTYPE), every op's fraction of the copy and the checks, one run each
+    for s in ${TUNES_SHAPES:-131200x1023}; do
+      for v in ${TUNES_VARIANTS:-new=}; do
+        k=${v%%=*}; t=${v#*=}
+        env ${t:+CLNORM_TUNE=$t} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype ${TUNES_DTYPE:-bf16} --shape "$s" 2>&1 |
+          awk -v n="$k" -v s="$s" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}'
+      done
+    done > "$out/tunes_${TUNES_DTYPE:-bf16}.txt"
+    cat "$out/tunes_${TUNES_DTYPE:-bf16}.txt"
     ;;
 opts)
     # Extra build options A/B (OPTS_VARIANTS "name=options" list, options with ',' for ' '),

@@ -494,6 +494,9 @@ inline void stv_f16(__global half *p, long i, floatv v)
  * own, are read at each item's frame columns (ph_wr), once per work-group. (The forward took
  * phases too until 0.20.0: per row, persistent and pipelined, each lost to the narrowed vectors on
  * the H200 and an H100; docs/PERFORMANCE.md.) */
+#if defined(PH_WIDE_LOADS) && !defined(PHASE)
+#error "PH_WIDE_LOADS is for row phases"
+#endif
 #ifdef PHASE
 #if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
 #error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
@@ -608,8 +611,14 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 }
 /* row tensors: vector k of the frame of the row starting at row (element access) */
 #ifdef PH_WIDE_LOADS
-/* (experiment: every frame vector read whole, aligned; lanes outside the row hold the neighbours'
- * elements, which PH_KEEP zeroes in the sums and partial stores never write) */
+/* (host-chosen where every row tensor's buffer holds its last row's whole frame, layer_norm.c's
+ * frame_fits; a frame's first vector starts at or after the buffer's aligned start anyway): every
+ * frame vector read whole, one aligned access. Its lanes outside the row hold other elements of
+ * the buffer (another row's, padding, whatever lies there), which PH_KEEP zeroes in the row sums
+ * and dx's partial stores never write; dweight/dbias lanes outside the row are never stored
+ * (ph_part_st). Only loads: outputs keep their element-by-element edges. An H100, session 30, BF16
+ * fraction of the copy, element by element -> whole: backward_res 0.484 -> 0.910 at cols 3001,
+ * 0.288 -> 0.781 at 511, 0.436 -> 0.539 at 1023; docs/PERFORMANCE.md) */
 #define PLDV(t, row, k) LDV(t, row, (k) * VEC - ph_h)
 #define PLDR(t, row, k) LDR(t, row, (k) * VEC - ph_h)
 #else

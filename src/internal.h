@@ -266,6 +266,11 @@ typedef struct clnorm_device_params {
                                narrowed vectors where their plan holds the row in registers */
     unsigned phase_cached_tpr_max; /* phase_cached_skip only where that narrowed plan takes at most
                                this many items per row (0: no bound) */
+    bool phase_edge_elems;  /* with row_phase: each row's first and last frame vector read element
+                               by element always (0.22.0's kernels); false: read whole where every
+                               row tensor's buffer holds its last row's whole frame (the
+                               call's choice, layer_norm.c; common.cl's PH_WIDE_LOADS); tunable
+                               as `phase_edge_elems` */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in
@@ -441,6 +446,8 @@ typedef struct clnorm_view {
                                        may work in an aligned copy; layer_norm.c). */
     size_t start, row_bytes, pitch; /* bytes in root */
     size_t nrows;
+    size_t elems;                   /* matrices: the buffer's size (mem's, a sub-buffer's own) in
+                                       whole elements */
 } clnorm_view;
 
 size_t clnorm__dtype_size(clnorm_dtype dt);

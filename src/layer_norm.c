@@ -232,7 +232,7 @@ enum {
     KEY_RAW = 1u << 0, KEY_PIPE = 1u << 1, KEY_PERSISTENT = 1u << 2, KEY_PREFETCH = 1u << 3, KEY_DR_EARLY = 1u << 4,
     KEY_LOCAL_ROW = 1u << 5, KEY_PERM = 1u << 6, KEY_X86 = 1u << 7, KEY_NT = 1u << 8, KEY_PARTIALS = 1u << 9,
     KEY_DRES = 1u << 10, KEY_BF16_ONLY = 1u << 11, KEY_LOCAL_W = 1u << 12, KEY_BFLY = 1u << 13, KEY_UNALIGNED = 1u << 14,
-    KEY_PHASE = 1u << 15
+    KEY_PHASE = 1u << 15, KEY_PH_WIDE = 1u << 16
 };
 static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_launch *L, bool perm, bool x86)
 {
@@ -479,10 +479,23 @@ static void reduce_key(clnorm_variant_key *k, const red_options_arg *o)
     k->v[11] = dtype_code(o->db);
 }
 
+/* Whether a row tensor's buffer holds the last row's whole frame: the aligned vector holding its
+ * last element, read whole (rows >= 1; the first frame vector of any row starts at or after the
+ * buffer's start, which is aligned). Row phases read each frame's first and last vector whole
+ * only where this holds for every row tensor the kernel reads (common.cl's PH_WIDE_LOADS); an
+ * absent tensor holds nothing to read. */
+static bool frame_fits(const clnorm_view *v, size_t rows, size_t cols, size_t vec)
+{
+    if (!v->present)
+        return true;
+    const size_t end = v->offset + (rows - 1) * v->stride + cols; /* (validated: fits the buffer) */
+    return end % vec == 0 || v->elems / vec > end / vec;
+}
+
 /* The backward's options from what its key holds. */
 typedef struct {
     const clnorm_launch *L;
-    bool perm, x86, partials, dres;
+    bool perm, x86, partials, dres, ph_wide;
     const char *nt;
     const clnorm_view *dy, *x, *w, *dr, *dx;
 } bwd_options_arg;
@@ -499,7 +512,8 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
     if (L->colsweep)
         snprintf(colsweep, sizeof colsweep, " -DCOLSWEEP=%u", L->colsweep);
     /* CPU_PREFETCH: PoCL (clang, so __builtin_prefetch) on this host's CPU */
-    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+    return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
+             o->ph_wide ? " -DPH_WIDE_LOADS" : "",
              !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, colsweep, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
              L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials && !L->colsweep ? 1 : 0, token(o->dy), token(o->x),
@@ -603,11 +617,15 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
                             (vdr.present ? (vdr.offset ^ vx.offset) | (vdr.stride ^ vx.stride) : 0) |
                             any_skew(bwd_views, 5);
     const clnorm_launch L = clnorm__plan(ctx, true, partials, vdr.present, rows, cols, align_or, me, phase_or, vx.stride);
+    /* (row phases: each frame's first and last vector read whole where the buffers hold them) */
+    const bool ph_wide = L.phase && !ctx->params->phase_edge_elems && frame_fits(&vdy, rows, cols, L.vec) &&
+                         frame_fits(&vx, rows, cols, L.vec) && frame_fits(&vdr, rows, cols, L.vec);
     const bwd_options_arg oa = {&L, lane_perm(ctx, &L, bwd_views, 5), x86_bf16(ctx, &L, bwd_views, 5), partials,
-                                vdr.present, nt_option(ctx, &L, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};
+                                vdr.present, ph_wide, nt_option(ctx, &L, rows, cols, &vdx), &vdy, &vx, &vw, &vdr, &vdx};
     clnorm_variant_key key;
     plan_key(&key, CLNORM_K_BACKWARD, &L, oa.perm, oa.x86);
-    key.v[7] |= (*oa.nt ? KEY_NT : 0) | (partials ? KEY_PARTIALS : 0) | (vdr.present ? KEY_DRES : 0);
+    key.v[7] |= (*oa.nt ? KEY_NT : 0) | (partials ? KEY_PARTIALS : 0) | (vdr.present ? KEY_DRES : 0) |
+                (ph_wide ? KEY_PH_WIDE : 0);
     key.v[10] = dtype_code(&vdy);
     key.v[11] = dtype_code(&vx);
     key.v[12] = dtype_code(&vw);

@@ -353,7 +353,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         bool *flag = !strcmp(key, "shfl") ? &p->nv_shfl : !strcmp(key, "cvt") ? &p->nv_cvt
                      : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm
                      : !strcmp(key, "zext") ? &p->bf16_zext : !strcmp(key, "x86bf16") ? &p->x86_bf16
-                     : !strcmp(key, "packed") ? &p->packed_args : !strcmp(key, "phase") ? &p->row_phase : NULL;
+                     : !strcmp(key, "packed") ? &p->packed_args : !strcmp(key, "phase") ? &p->row_phase
+                     : !strcmp(key, "phase_edge_elems") ? &p->phase_edge_elems : NULL;
         if (flag) {
             if (v > 1)
                 return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s=%lu: expected 0 or 1", key, v);

@@ -144,6 +144,7 @@ clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, 
     v->row_bytes = cols * es;
     v->pitch = stride * es;
     v->nrows = rows;
+    v->elems = size / es;
     return CLNORM_SUCCESS;
 }
 

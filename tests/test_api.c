@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1873,6 +1874,123 @@ END_TEST
  * given) or freshly created buffers must each run with their own values. Each pass runs the cases
  * in turn, so that every argument changes between consecutive calls; the second pass builds no
  * program (the variants' keys are known). Every result is checked against the float64 reference. */
+/* Row phases read each frame's first and last vector whole only where every row tensor the kernel
+ * reads (x, dy, the residual gradient) holds its last row's whole frame in its buffer: bf16 rows of
+ * 1023 elements, 61 rows (their last frame ends 7 elements past the last element), in buffers of
+ * exactly 61 x 1023 elements or 8 elements longer (NaN there: it must never reach a sum). In a
+ * fresh context, a call whose buffers are all longer builds the whole-edge dx kernel; a call
+ * where x and dy, or the residual gradient, or all three are exact then builds the
+ * element-by-element one; a third call, all longer again, builds nothing. All give the same
+ * bits: the edges' lanes outside the row add nothing. */
+static cl_mem phase_buffer(clnorm_context *ctx, const uint16_t *data, size_t n, size_t extra)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clnorm_context_cl_context(ctx), CL_MEM_READ_WRITE, (n + extra) * 2, NULL, &err);
+    CL_OK(err);
+    uint16_t *fill = xmalloc((n + extra) * 2);
+    memcpy(fill, data, n * 2);
+    for (size_t i = n; i < n + extra; ++i)
+        fill[i] = 0x7fc1;
+    CL_OK(clEnqueueWriteBuffer(clnorm_context_queue(ctx), m, CL_TRUE, 0, (n + extra) * 2, fill, 0, NULL, NULL));
+    free(fill);
+    return m;
+}
+
+enum { PH_ROWS = 61, PH_COLS = 1023, PH_N = PH_ROWS * PH_COLS };
+typedef struct {
+    uint16_t *x, *dy, *dr, w[PH_COLS];
+    float mean[PH_ROWS], rstd[PH_ROWS];
+} phase_data;
+
+/* one backward with dweight, dbias and the residual gradient; dx and the sums into dx_out, g_out */
+static void phase_call(clnorm_context *ctx, const phase_data *d, size_t xy_extra, size_t dr_extra, uint16_t *dx_out,
+                       float *g_out)
+{
+    cl_int err;
+    const cl_context clctx = clnorm_context_cl_context(ctx);
+    cl_mem xb = phase_buffer(ctx, d->x, PH_N, xy_extra), dyb = phase_buffer(ctx, d->dy, PH_N, xy_extra),
+           drb = phase_buffer(ctx, d->dr, PH_N, dr_extra), w = phase_buffer(ctx, d->w, PH_COLS, 0);
+    cl_mem dx = clCreateBuffer(clctx, CL_MEM_READ_WRITE, PH_N * 2, NULL, &err);
+    CL_OK(err);
+    cl_mem st = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof d->mean, (void *)d->mean, &err);
+    CL_OK(err);
+    cl_mem sr = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof d->rstd, (void *)d->rstd, &err);
+    CL_OK(err);
+    cl_mem g = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 2 * PH_COLS * sizeof(float), NULL, &err);
+    CL_OK(err);
+    const clnorm_matrix mx = {xb, 0, 0, CLNORM_BF16}, mdy = {dyb, 0, 0, CLNORM_BF16}, mdr = {drb, 0, 0, CLNORM_BF16},
+                        mdx = {dx, 0, 0, CLNORM_BF16};
+    const clnorm_vector vw = {w, 0, CLNORM_BF16}, vm = {st, 0, CLNORM_F32}, vr = {sr, 0, CLNORM_F32},
+                        vdw = {g, 0, CLNORM_F32}, vdb = {g, PH_COLS, CLNORM_F32};
+    CLNORM_OK(ctx, clnorm_layer_norm_backward(ctx, PH_ROWS, PH_COLS, &mdy, &mx, &vw, &vm, &vr, &mdr, &mdx, &vdw, &vdb, 0,
+                                              NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), dx, CL_TRUE, 0, PH_N * 2, dx_out, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), g, CL_TRUE, 0, 2 * PH_COLS * sizeof(float), g_out, 0, NULL,
+                              NULL));
+    cl_mem all[] = {xb, dyb, drb, w, dx, st, sr, g};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+        CL_OK(clReleaseMemObject(all[i]));
+}
+
+START_TEST(phase_edges_follow_buffers)
+{
+    phase_data *d = xmalloc(sizeof *d);
+    d->x = xmalloc(PH_N * 2);
+    d->dy = xmalloc(PH_N * 2);
+    d->dr = xmalloc(PH_N * 2);
+    rng r;
+    rng_seed(&r, 0x9a5e30u);
+    for (size_t i = 0; i < PH_N; ++i) {
+        d->x[i] = f32_to_bf16((float)rng_normal(&r));
+        d->dy[i] = f32_to_bf16((float)rng_normal(&r));
+        d->dr[i] = f32_to_bf16((float)rng_normal(&r));
+    }
+    for (size_t c = 0; c < PH_COLS; ++c)
+        d->w[c] = f32_to_bf16((float)rng_range(&r, 0.5, 1.5));
+    for (size_t i = 0; i < PH_ROWS; ++i) {
+        double m = 0, v = 0;
+        for (size_t c = 0; c < PH_COLS; ++c)
+            m += bf16_to_f32(d->x[i * PH_COLS + c]);
+        m /= PH_COLS;
+        for (size_t c = 0; c < PH_COLS; ++c)
+            v += (bf16_to_f32(d->x[i * PH_COLS + c]) - m) * (bf16_to_f32(d->x[i * PH_COLS + c]) - m);
+        d->mean[i] = (float)m;
+        d->rstd[i] = (float)(1.0 / sqrt(v / PH_COLS + 1e-5));
+    }
+    uint16_t *dx0 = xmalloc(PH_N * 2), *dx1 = xmalloc(PH_N * 2);
+    float g0[2 * PH_COLS], g1[2 * PH_COLS];
+    /* the exact buffers of the second call: x and dy, the residual gradient, or all three */
+    static const size_t exact[][2] = {{0, 8}, {8, 0}, {0, 0}};
+    for (size_t e = 0; e < sizeof exact / sizeof exact[0]; ++e) {
+        clnorm_context *ctx = class_context_with_tune("gpu", "phase=1,phase_skip=0");
+        const clnorm_launch_info p = plan_at(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, PH_ROWS, PH_COLS, CLNORM_BF16);
+        ck_assert(p.row_phase == 8 && p.vector_width == 8);
+        phase_call(ctx, d, 8, 8, dx0, g0);
+        const size_t n0 = clnorm_context_program_count(ctx);
+        phase_call(ctx, d, exact[e][0], exact[e][1], dx1, g1);
+        ck_assert_msg(clnorm_context_program_count(ctx) == n0 + 1,
+                      "x/dy %zu, dres %zu elements longer: %zu programs after %zu, expected one more", exact[e][0],
+                      exact[e][1], clnorm_context_program_count(ctx), n0);
+        ck_assert_msg(memcmp(dx1, dx0, PH_N * 2) == 0 && memcmp(g1, g0, sizeof g0) == 0,
+                      "x/dy %zu, dres %zu elements longer: dx or dweight/dbias differ", exact[e][0], exact[e][1]);
+        phase_call(ctx, d, 8, 8, dx1, g1);
+        ck_assert_uint_eq(clnorm_context_program_count(ctx), n0 + 1);
+        ck_assert(memcmp(dx1, dx0, PH_N * 2) == 0 && memcmp(g1, g0, sizeof g0) == 0);
+        clnorm_context_release(ctx);
+    }
+    for (size_t i = 0; i < 2 * PH_COLS; ++i)
+        ck_assert_msg(isfinite(g0[i]), "dweight/dbias[%zu] = %g", i, (double)g0[i]);
+    for (size_t i = 0; i < PH_N; ++i)
+        ck_assert_msg(isfinite(bf16_to_f32(dx0[i])), "dx[%zu] is not finite", i);
+    free(dx0);
+    free(dx1);
+    free(d->x);
+    free(d->dy);
+    free(d->dr);
+    free(d);
+}
+END_TEST
+
 START_TEST(variant_args_follow_calls)
 {
     clnorm_context *ctx = test_context();
@@ -1937,6 +2055,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_row_phase_rule);
     tcase_add_test(tc, plan_narrow_bound_rules);
     tcase_add_test(tc, plan_short_rows_rule);
+    tcase_add_test(tc, phase_edges_follow_buffers);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     suite_add_tcase(s, tc);
     return s;
