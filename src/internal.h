@@ -215,6 +215,10 @@ typedef struct clnorm_op_params {
                                pipe says (0: as pipe says) */
     unsigned phase_pipe16_res_wg_max; /* the same calls: not pipelined either where the
                                work-group takes more than this many items (0: no bound) */
+    unsigned phase_nopipe16; /* backward in row phases, all-16-bit calls without a residual
+                               gradient: not pipelined where the register cache is at least this
+                               many vectors deep (1: wherever it is cached), whatever pipe says
+                               (0: as pipe says) */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
                                width: the vectors per item aimed at raised from target / target16
                                to narrow_item_bytes / (vector bytes), so that each item has about

@@ -57,7 +57,11 @@
  * 0.292 -> 0.254). An H100 (run 1, the first weight access) agreed but for BF16 at 4095. (The
  * forward, F32 0.749 -> 0.370 / 0.687 -> 0.362 and BF16 0.366 -> 0.172 / 0.315 -> 0.161 with the
  * weight and bias in registers, takes no phases at all since 0.20.0: phase_op_bit.) */
-#define NV_PHASE_SKIP ((1u << 8) | (1u << 9))
+/* Session 30, an H100, with each frame's edge vectors read whole (PH_WIDE_LOADS), BF16 dx_res,
+ * narrowed -> phases: 511 0.447 -> 0.620, 1023 0.447 -> 0.542, 2047 0.455 -> 0.517, 3001 0.403
+ * -> 0.776, 4095 0.436 -> 0.617 (bit 9 dropped); BF16 dx: 3001 0.475 -> 0.617, but 511 0.563 ->
+ * 0.489, 1023 0.575 -> 0.429, 2047 0.584 -> 0.429, 4095 0.562 -> 0.479 (bit 8 kept) */
+#define NV_PHASE_SKIP (1u << 8)
 /* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): where the narrowed plan
  * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022
  * (2-element vectors) the narrowed plans won every op: F32 backward 0.721 -> 0.954,
@@ -103,6 +107,12 @@
  * 3) 0.386 -> 0.401; at 32 items or fewer per row about even, 511 (32 x 3) lost: 63 / 127 / 255
  * 0.122 / 0.127 / 0.129 -> 0.120 / 0.124 / 0.128, 511 0.224 -> 0.210 */
 #define NV_PHASE_PIPE16_RES_WG_MAX 256
+/* The phased all-16-bit backward with dweight/dbias and no residual gradient: not pipelined where
+ * its register cache is at least 4 vectors deep (phase_nopipe16). Session 30, an H100, edge
+ * vectors read whole, BF16 backward, pipelined -> not: 1023 (32 x 5) 0.464 -> 0.551, 2047 0.455 ->
+ * 0.492, 4095 0.483 -> 0.506 (the pipelined kernels spill at 255 registers); but 3001 (128 x 3)
+ * 0.770 -> 0.561, 511 (32 x 3) 0.576 -> 0.447 */
+#define NV_PHASE_NOPIPE16 4
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -126,7 +136,7 @@ static const clnorm_device_params table[] = {
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
              .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
-             .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX},
+             .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -329,6 +339,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_rpi16_res", &p->bwd.phase_rpi16_res, 0, 4, true},
         {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 16, false},
         {"bwd_phase_pipe16_res_wg_max", &p->bwd.phase_pipe16_res_wg_max, 0, 1024, false},
+        {"bwd_phase_nopipe16", &p->bwd.phase_nopipe16, 0, 16, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
         {"phase_cached_tpr_max", &p->phase_cached_tpr_max, 0, 1024, false},
@@ -870,8 +881,11 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (phase_nopipe16_res: the phased all-16-bit residual backward not pipelined where its cache
      * is at least that many vectors deep; phase_pipe16_res_wg_max: nor where its group takes more
      * items than that) */
-    const bool phase_nopipe = phase_res16 && ((op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) ||
-                                              (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max));
+    /* (phase_nopipe16: the same for the phased all-16-bit backward without a residual gradient) */
+    const bool phase16 = frame != FRAME_NONE && !has_dres && max_elem == 2;
+    const bool phase_nopipe = (phase_res16 && ((op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) ||
+                                               (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max))) ||
+                              (phase16 && op->phase_nopipe16 && L.ncache >= op->phase_nopipe16);
     L.pipe = backward ? L.ncache && !phase_nopipe &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&

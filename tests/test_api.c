@@ -1781,6 +1781,50 @@ START_TEST(plan_row_phase_rule)
             clnorm_context_release(t);
         }
     }
+    /* bwd_phase_nopipe16 N: the phased all-16-bit backward without a residual gradient not
+     * pipelined where its cache is at least N vectors deep (1023 / 2047 / 4095: 5 vectors; 3001 /
+     * 511: 3); not the calls with one (bwd_phase_nopipe16_res's), not fp32 calls */
+    {
+        const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
+                           "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
+        struct {
+            const char *extra;
+            size_t cols;
+            unsigned ncache, pipe;
+        } const c[] = {
+            {"", 1023, 5, 1},
+            {",bwd_phase_nopipe16=4", 1023, 5, 0},
+            {",bwd_phase_nopipe16=4", 2047, 5, 0},
+            {",bwd_phase_nopipe16=4", 4095, 5, 0},
+            {",bwd_phase_nopipe16=4", 3001, 3, 1},
+            {",bwd_phase_nopipe16=4", 511, 3, 1},
+            {",bwd_phase_nopipe16=5", 1023, 5, 0},
+            {",bwd_phase_nopipe16=6", 1023, 5, 1},
+            {",bwd_phase_nopipe16=3", 3001, 3, 0},
+        };
+        clnorm_context *b = gpu_context_with_tune(base);
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+            char spec[256];
+            ck_assert_int_lt(snprintf(spec, sizeof spec, "%s%s", base, c[i].extra), (int)sizeof spec);
+            clnorm_context *t = gpu_context_with_tune(spec);
+            const clnorm_launch_info p = plan_of(t, 1, c[i].cols, CLNORM_BF16), q = plan_of(t, 1 | RES, c[i].cols, CLNORM_BF16),
+                                     f = plan_of(t, 1, c[i].cols, CLNORM_F32), fb = plan_of(b, 1, c[i].cols, CLNORM_F32);
+            ck_assert_msg(p.row_phase == 8 && p.register_cache == c[i].ncache && p.pipelined == c[i].pipe,
+                          "%s at %zu: phase %u, cache %u, pipelined %u", c[i].extra, c[i].cols, p.row_phase,
+                          p.register_cache, p.pipelined);
+            ck_assert_msg(q.row_phase == 8 && q.pipelined == 1, "%s at %zu with the residual gradient", c[i].extra,
+                          c[i].cols);
+            ck_assert_msg(f.row_phase == 4 && f.pipelined == fb.pipelined && f.register_cache == fb.register_cache,
+                          "%s at %zu, fp32", c[i].extra, c[i].cols);
+            clnorm_context_release(t);
+        }
+        clnorm_context_release(b);
+        /* (fp32 phased calls, pipelined under bwd_pipe=2, stay so) */
+        clnorm_context *f2 = gpu_context_with_tune("phase=1,phase_skip=0,bwd_pipe=2,bwd_phase_nopipe16=1");
+        const clnorm_launch_info f = plan_of(f2, 1, 1023, CLNORM_F32);
+        ck_assert(f.row_phase == 4 && f.register_cache == 2 && f.pipelined == 1);
+        clnorm_context_release(f2);
+    }
     /* the backward's row streams past the GPU row's register cache (a frame of 16385 vectors):
      * narrowed */
     const clnorm_launch_info s = plan_of(on, DX, 65537, CLNORM_F32);
