@@ -215,6 +215,9 @@ typedef struct clnorm_op_params {
                                pipe says (0: as pipe says) */
     unsigned phase_pipe16_res_wg_max; /* the same calls: not pipelined either where the
                                work-group takes more than this many items (0: no bound) */
+    unsigned phase_nofill16_tpr; /* backward in row phases, all-16-bit calls with dweight/dbias:
+                               the fill rule (fill16) only where it ends at more than this many
+                               items per row (0: wherever fill16 says) */
     unsigned phase_nopipe16; /* backward in row phases, all-16-bit calls without a residual
                                gradient: not pipelined where the register cache is at least this
                                many vectors deep (1: wherever it is cached), whatever pipe says

@@ -113,6 +113,12 @@
  * 0.492, 4095 0.483 -> 0.506 (the pipelined kernels spill at 255 registers); but 3001 (128 x 3)
  * 0.770 -> 0.561, 511 (32 x 3) 0.576 -> 0.447 */
 #define NV_PHASE_NOPIPE16 4
+/* ... and no 16-bit fill rule in frames where it would end at 128 items per row or fewer: 3 vectors
+ * per item, not 5 in half the items (phase_nofill16_tpr). Session 30, the H200, BF16, fill rule ->
+ * not, backward_res / backward: 1023 (32 x 5 -> 64 x 3) 0.428 / 0.405 -> 0.530 / 0.394, 2047
+ * 0.393 / 0.369 -> 0.557 / 0.424, 4095 (128 x 5 -> 256 x 3) 0.410 / 0.383 -> 0.610 / 0.477; at
+ * 8191 (256 x 5 -> 512 x 3, not pipelined) it lost, 0.483 / 0.446 -> 0.392 / 0.349 */
+#define NV_PHASE_NOFILL16_TPR 128
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -136,7 +142,8 @@ static const clnorm_device_params table[] = {
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
              .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
-             .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16},
+             .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16,
+             .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -340,6 +347,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 16, false},
         {"bwd_phase_pipe16_res_wg_max", &p->bwd.phase_pipe16_res_wg_max, 0, 1024, false},
         {"bwd_phase_nopipe16", &p->bwd.phase_nopipe16, 0, 16, false},
+        {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
         {"phase_cached_tpr_max", &p->phase_cached_tpr_max, 0, 1024, false},
@@ -772,7 +780,10 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                     break;
                 t = h;
             }
-            if ((nv + t - 1) / t > op->ncache) {
+            /* (phase_nofill16_tpr: not in a row-phase frame where it would end at that many items per
+             * row or fewer) */
+            if ((nv + t - 1) / t > op->ncache &&
+                !(frame != FRAME_NONE && op->phase_nofill16_tpr && t <= op->phase_nofill16_tpr)) {
                 tpr = t;
                 fill_nc = (unsigned)((nv + t - 1) / t);
             }

@@ -1825,6 +1825,42 @@ START_TEST(plan_row_phase_rule)
         ck_assert(f.row_phase == 4 && f.register_cache == 2 && f.pipelined == 1);
         clnorm_context_release(f2);
     }
+    /* bwd_phase_nofill16_tpr N: in row-phase frames the 16-bit fill rule only where it ends at
+     * more than N items per row (1023 / 2047 / 4095 fill to 32 / 64 / 128 items x 5 vectors,
+     * 8191 to 256 x 5); with or without the residual gradient; not unphased rows (5120) */
+    {
+        const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
+                           "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
+        struct {
+            const char *extra;
+            size_t cols;
+            unsigned tpr, ncache;
+        } const c[] = {
+            {"", 1023, 32, 5},
+            {"", 4095, 128, 5},
+            {",bwd_phase_nofill16_tpr=128", 1023, 64, 3},
+            {",bwd_phase_nofill16_tpr=128", 2047, 128, 3},
+            {",bwd_phase_nofill16_tpr=128", 4095, 256, 3},
+            {",bwd_phase_nofill16_tpr=128", 8191, 256, 5},
+            {",bwd_phase_nofill16_tpr=64", 2047, 128, 3},
+            {",bwd_phase_nofill16_tpr=64", 4095, 128, 5},
+            {",bwd_phase_nofill16_tpr=32", 2047, 64, 5},
+        };
+        for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
+            char spec[256];
+            ck_assert_int_lt(snprintf(spec, sizeof spec, "%s%s", base, c[i].extra), (int)sizeof spec);
+            clnorm_context *t = gpu_context_with_tune(spec);
+            for (int res = 0; res < 2; ++res) {
+                const clnorm_launch_info p = plan_of(t, 1 | (res ? RES : 0), c[i].cols, CLNORM_BF16);
+                ck_assert_msg(p.row_phase == 8 && p.items_per_row == c[i].tpr && p.register_cache == c[i].ncache,
+                              "%s at %zu (residual %d): phase %u, %u items x %u", c[i].extra, c[i].cols, res,
+                              p.row_phase, p.items_per_row, p.register_cache);
+            }
+            const clnorm_launch_info u = plan_of(t, 1, 5120, CLNORM_BF16);
+            ck_assert(u.row_phase == 0 && u.items_per_row == 128 && u.register_cache == 5);
+            clnorm_context_release(t);
+        }
+    }
     /* the backward's row streams past the GPU row's register cache (a frame of 16385 vectors):
      * narrowed */
     const clnorm_launch_info s = plan_of(on, DX, 65537, CLNORM_F32);
