@@ -10,15 +10,26 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #
-# Session 29 (0.22.0) split session 28's phased BF16 residual backward rule on an H200: one row
-# per item everywhere, not pipelined only where the cache holds 4 vectors or more or the group
-# more than 256 items (docs/PERFORMANCE.md); the whole suite passed there. Due next:
-#   - the 32-item frames (cols 383-511: 511 lost 6 % pipelined, 383 gained 7 %) and the 1-8-item
-#     frames (cols up to 63, unmeasured pipelined):
-#       SPLIT_COLS="31 47 383 447 511" SPLIT_VARIANTS="new= c21=bwd_phase_nopipe16_res=1" \
-#           bash bench/next-gpu-run.sh split
-#   - `suite` under the final 0.22.0 row (session 29's run had phase_pipe16_res_wg_max 0);
-#   - `--full` for the headline table (no headline shape's plan changed since session 21).
+# Session 30 (0.23.0, an H100 and an H200): row-phase kernels read each frame's first and last
+# vector whole where the buffers hold them (PH_WIDE_LOADS), all-16-bit dx_res calls in phases,
+# bwd_phase_nopipe16 4 and bwd_phase_nofill16_tpr 128 (docs/PERFORMANCE.md). The whole suite
+# passed on an H100 with the wide loads (before the three rules; test_backward, test_api and
+# test_backward_nv_phase after them). Due next:
+#   - `suite` and `full` under 0.23.0 (the H200 table is session 19's; session 30's --full ran
+#     0.22.0 on an H100);
+#   - the phased forward with whole edge vectors: the forward lost to the narrowed vectors in
+#     every phased form (sessions 22-26) while the edges went element by element, which cost the
+#     backward up to half its speed. Its code left in 0.20.0; to measure it, in a scratch copy:
+#       mkdir scratch && git archive f046a8b CMakeLists.txt include src cl cmake bench | tar -x -C scratch
+#     then in scratch/cl/common.cl make PLDV / PLDR the plain LDV / LDR at (k) * VEC - ph_h under
+#     #ifdef PH_WIDE_LOADS (as cl/common.cl now does), build scratch with -DBUILD_TESTING=OFF and
+#     time BF16 at 131200x1023 / 44724x3001 with CLNORM_BUILD_OPTIONS=-DPH_WIDE_LOADS and
+#     CLNORM_TUNE unset (narrowed forward), phase_skip=768 (phased per row), and
+#     phase_skip=768,fwd_phase_groups=4 (persistent, weight and bias in registers);
+#   - the rules at more widths on both cards: `tunes` with
+#       TUNES_VARIANTS="new= old=phase_edge_elems=1,phase_skip=768,bwd_phase_nopipe16=0,bwd_phase_nofill16_tpr=0"
+# Session 29 (0.22.0): the phased BF16 residual backward pipelined only where its cache holds
+# fewer than 4 vectors and its group at most 256 items.
 # tune:  the phased all-16-bit residual backward (the NVIDIA row's slowest odd-width op, BF16
 #        backward_res 0.30 of the copy at cols 1023 / 2047 on an H100, below the unfused
 #        baseline's 0.37), --tune over its persistent groups, rows per item, early residual
@@ -29,6 +40,11 @@
 #        keys 0), new / old / new, at odd widths they were not measured at.
 # suite: the whole CTest suite under the NVIDIA row (the forward's phase code went in 0.20.0
 #        without a GPU run; its non-phased kernels are unchanged token for token).
+# split: the phased BF16 residual backward's keys per width (SPLIT_COLS, SPLIT_VARIANTS).
+# full:  `clnorm-bench --full` with its JSON, and `--overhead` twice.
+# ptx:   each program of some shapes (PTX_SHAPES) rebuilt with -cl-nv-verbose, its PTX kept.
+# opts:  extra build options A/B (OPTS_VARIANTS, OPTS_SHAPES), with each build's registers.
+# tunes: CLNORM_TUNE variants (TUNES_VARIANTS, TUNES_SHAPES, TUNES_DTYPE), every op.
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail

@@ -57,8 +57,14 @@
  *     with dx only, 4 the same with a residual gradient, each plus 5 (bits 6-9) in all-16-bit
  *     calls (every tensor of the call 16-bit, weight and bias included: a bf16 row with an fp32
  *     weight is not); bits 0 and 5, the forward's until 0.20.0, change nothing: the forward
- *     takes no row phases; the NVIDIA row's 768: phases for every backward call but the
- *     all-16-bit dx-only ones), `phase_vec_max` (with `phase`: where the narrowed plan holds the row in
+ *     takes no row phases; the NVIDIA row's 256: phases for every backward call but the
+ *     all-16-bit dx-only ones without a residual gradient; 768 until 0.22.0, without the
+ *     all-16-bit dx_res ones too), `phase_edge_elems` (with `phase`: 1 reads each row's first
+ *     and last frame vector element by element always, as until 0.22.0; 0, every row's default:
+ *     whole, one aligned access, wherever every row tensor the kernel reads (x, dy, the
+ *     residual gradient) holds its last row's whole frame in its buffer, i.e. the aligned
+ *     vector holding its last element; outputs keep element-by-element edges either way),
+ *     `phase_vec_max` (with `phase`: where the narrowed plan holds the row in
  *     registers, phases only if the alignment narrows the vectors to at most this many elements;
  *     0 = any, up to 64; the NVIDIA row's 1), `phase_cached_skip` (with `phase`: the calls, in
  *     `phase_skip`'s mask 0..1023, that keep the narrowed vectors where their plan holds the row
@@ -83,7 +89,13 @@
  *     (the same calls not pipelined where the register cache is at least this many vectors
  *     deep; 1 = wherever cached, 0 = as `bwd_pipe` says, up to 16; the NVIDIA row's 4),
  *     `bwd_phase_pipe16_res_wg_max` (the same calls not pipelined either where the work-group
- *     takes more items than this; 0 = no bound, up to 1024; the NVIDIA row's 256), `nt_kib` (PoCL on x86:
+ *     takes more items than this; 0 = no bound, up to 1024; the NVIDIA row's 256),
+ *     `bwd_phase_nopipe16` (the backward in row phases, all-16-bit calls with dweight/dbias and
+ *     no residual gradient: not pipelined where the register cache is at least this many
+ *     vectors deep; 1 = wherever cached, 0 = as `bwd_pipe` says, up to 16; the NVIDIA row's 4),
+ *     `bwd_phase_nofill16_tpr` (the backward in row phases, all-16-bit calls with dweight/dbias:
+ *     `bwd_fill16`'s rule only where it ends at more than this many items per row; 0 = wherever
+ *     it applies, up to 1024; the NVIDIA row's 128), `nt_kib` (PoCL on x86:
  *     outputs are written with non-temporal stores when they span at least this many KiB, dx
  *     always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
@@ -699,11 +711,15 @@ typedef struct clnorm_launch_info {
                                          classes, rows this many apart (1 where all rows share
                                          one), each work-group one class, the grid a multiple of
                                          it; each row is read as aligned vectors from the one
-                                         holding its first element, its first and last vector
-                                         element by element, the weight and bias element by
-                                         element where their alignment is not the rows'. The
-                                         NVIDIA row takes them for backward calls but the
-                                         all-16-bit dx-only ones (table key `phase_skip`);
+                                         holding its first element (in a real call its first
+                                         and last vector whole where every row tensor's buffer
+                                         holds its last row's whole frame, else element by
+                                         element: table key `phase_edge_elems`), dx's first
+                                         and last vector stored element by element, the weight
+                                         and bias read element by element where their
+                                         alignment is not the rows'. The NVIDIA row takes them
+                                         for backward calls but the all-16-bit dx-only ones
+                                         without a residual gradient (table key `phase_skip`);
                                          where the narrowed plan holds the row in registers,
                                          only if the vectors would narrow to one element
                                          (`phase_vec_max`), and not for fp32 backward calls
