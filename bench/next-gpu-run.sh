@@ -195,10 +195,14 @@ tunes)
     ;;
 opts)
     # Extra build options A/B (OPTS_VARIANTS "name=options" list, options with ',' for ' '),
-    # alternated per shape (OPTS_SHAPES, OPTS_DTYPES), with each build's registers (-cl-nv-verbose)
+    # alternated per shape (OPTS_SHAPES, OPTS_DTYPES), with each build's registers (-cl-nv-verbose).
+    # The options reach every program of a call (forward, backward, reduction). Session 30 timed
+    # whole phase edges here as wide=-DPH_WIDE_LOADS before the host chose them (the macro is
+    # host-set now: CLNORM_TUNE=phase_edge_elems=1 is the A/B, and the macro would fail the
+    # forward's builds and skip the host's buffer check)
     for s in ${OPTS_SHAPES:-131200x1023 65568x2047 44724x3001 32776x4095}; do
       for round in 1 2; do
-        for v in ${OPTS_VARIANTS:-base= wide=-DPH_WIDE_LOADS}; do
+        for v in ${OPTS_VARIANTS:-base= verbose=-cl-nv-verbose}; do
           k=${v%%=*}; o=${v#*=}; o=${o//,/ }
           for dt in ${OPTS_DTYPES:-bf16}; do
             CLNORM_BUILD_LOG=1 CLNORM_BUILD_OPTIONS="-cl-nv-verbose $o" timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype $dt --shape "$s" \

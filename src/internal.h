@@ -218,8 +218,8 @@ typedef struct clnorm_op_params {
     unsigned phase_nofill16_tpr; /* backward in row phases, all-16-bit calls with dweight/dbias:
                                the fill rule (fill16) only where it ends at more than this many
                                items per row (0: wherever fill16 says) */
-    unsigned phase_nopipe16; /* backward in row phases, all-16-bit calls without a residual
-                               gradient: not pipelined where the register cache is at least this
+    unsigned phase_nopipe16; /* backward in row phases, all-16-bit calls with dweight/dbias and
+                               without a residual gradient: not pipelined where the register cache is at least this
                                many vectors deep (1: wherever it is cached), whatever pipe says
                                (0: as pipe says) */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's

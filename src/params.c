@@ -113,8 +113,9 @@
  * 0.492, 4095 0.483 -> 0.506 (the pipelined kernels spill at 255 registers); but 3001 (128 x 3)
  * 0.770 -> 0.561, 511 (32 x 3) 0.576 -> 0.447 */
 #define NV_PHASE_NOPIPE16 4
-/* ... and no 16-bit fill rule in frames where it would end at 128 items per row or fewer: 3 vectors
- * per item, not 5 in half the items (phase_nofill16_tpr). Session 30, the H200, BF16, fill rule ->
+/* The phased all-16-bit backward with dweight/dbias, with or without a residual gradient: no 16-bit
+ * fill rule in frames where it would end at 128 items per row or fewer, so 3 vectors per item
+ * rather than 5 in half the items (phase_nofill16_tpr). Session 30, the H200, BF16, fill rule ->
  * not, backward_res / backward: 1023 (32 x 5 -> 64 x 3) 0.428 / 0.405 -> 0.530 / 0.394, 2047
  * 0.393 / 0.369 -> 0.557 / 0.424, 4095 (128 x 5 -> 256 x 3) 0.410 / 0.383 -> 0.610 / 0.477; at
  * 8191 (256 x 5 -> 512 x 3, not pipelined) it lost, 0.483 / 0.446 -> 0.392 / 0.349 */
@@ -892,8 +893,9 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (phase_nopipe16_res: the phased all-16-bit residual backward not pipelined where its cache
      * is at least that many vectors deep; phase_pipe16_res_wg_max: nor where its group takes more
      * items than that) */
-    /* (phase_nopipe16: the same for the phased all-16-bit backward without a residual gradient) */
-    const bool phase16 = frame != FRAME_NONE && !has_dres && max_elem == 2;
+    /* (phase_nopipe16: the same for the phased all-16-bit backward with dweight/dbias and without a
+     * residual gradient) */
+    const bool phase16 = frame != FRAME_NONE && partials && !has_dres && max_elem == 2;
     const bool phase_nopipe = (phase_res16 && ((op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) ||
                                                (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max))) ||
                               (phase16 && op->phase_nopipe16 && L.ncache >= op->phase_nopipe16);

@@ -1816,13 +1816,19 @@ START_TEST(plan_row_phase_rule)
                           c[i].cols);
             ck_assert_msg(f.row_phase == 4 && f.pipelined == fb.pipelined && f.register_cache == fb.register_cache,
                           "%s at %zu, fp32", c[i].extra, c[i].cols);
+            /* (an unphased row, 128 x 5, keeps its pipeline) */
+            const clnorm_launch_info u = plan_of(t, 1, 5120, CLNORM_BF16);
+            ck_assert(u.row_phase == 0 && u.register_cache == 5 && u.pipelined == 1);
             clnorm_context_release(t);
         }
         clnorm_context_release(b);
-        /* (fp32 phased calls, pipelined under bwd_pipe=2, stay so) */
+        /* (fp32 phased calls and all-16-bit dx-only ones, pipelined under bwd_pipe=2, stay so) */
         clnorm_context *f2 = gpu_context_with_tune("phase=1,phase_skip=0,bwd_pipe=2,bwd_phase_nopipe16=1");
-        const clnorm_launch_info f = plan_of(f2, 1, 1023, CLNORM_F32);
+        const clnorm_launch_info f = plan_of(f2, 1, 1023, CLNORM_F32), d = plan_of(f2, DX, 1023, CLNORM_BF16),
+                                 b16 = plan_of(f2, 1, 1023, CLNORM_BF16);
         ck_assert(f.row_phase == 4 && f.register_cache == 2 && f.pipelined == 1);
+        ck_assert(d.row_phase == 8 && d.register_cache == 2 && d.pipelined == 1);
+        ck_assert(b16.row_phase == 8 && b16.register_cache == 2 && b16.pipelined == 0);
         clnorm_context_release(f2);
     }
     /* bwd_phase_nofill16_tpr N: in row-phase frames the 16-bit fill rule only where it ends at
@@ -1956,10 +1962,10 @@ END_TEST
  * program (the variants' keys are known). Every result is checked against the float64 reference. */
 /* Row phases read each frame's first and last vector whole only where every row tensor the kernel
  * reads (x, dy, the residual gradient) holds its last row's whole frame in its buffer: bf16 rows of
- * 1023 elements, 61 rows (their last frame ends 7 elements past the last element), in buffers of
- * exactly 61 x 1023 elements or 8 elements longer (NaN there: it must never reach a sum). In a
- * fresh context, a call whose buffers are all longer builds the whole-edge dx kernel; a call
- * where x and dy, or the residual gradient, or all three are exact then builds the
+ * 1023 elements, 61 rows (the aligned vector holding their last element reaches 5 elements past
+ * it), in buffers of exactly 61 x 1023 elements or 8 elements longer (NaN there: it must never
+ * reach a sum). In a fresh context, a call whose buffers are all longer builds the whole-edge dx
+ * kernel; a call where x, dy, the residual gradient or all three are exact then builds the
  * element-by-element one; a third call, all longer again, builds nothing. All give the same
  * bits: the edges' lanes outside the row add nothing. */
 static cl_mem phase_buffer(clnorm_context *ctx, const uint16_t *data, size_t n, size_t extra)
@@ -1983,13 +1989,12 @@ typedef struct {
 } phase_data;
 
 /* one backward with dweight, dbias and the residual gradient; dx and the sums into dx_out, g_out */
-static void phase_call(clnorm_context *ctx, const phase_data *d, size_t xy_extra, size_t dr_extra, uint16_t *dx_out,
-                       float *g_out)
+static void phase_call(clnorm_context *ctx, const phase_data *d, const size_t extra[3], uint16_t *dx_out, float *g_out)
 {
     cl_int err;
     const cl_context clctx = clnorm_context_cl_context(ctx);
-    cl_mem xb = phase_buffer(ctx, d->x, PH_N, xy_extra), dyb = phase_buffer(ctx, d->dy, PH_N, xy_extra),
-           drb = phase_buffer(ctx, d->dr, PH_N, dr_extra), w = phase_buffer(ctx, d->w, PH_COLS, 0);
+    cl_mem xb = phase_buffer(ctx, d->x, PH_N, extra[0]), dyb = phase_buffer(ctx, d->dy, PH_N, extra[1]),
+           drb = phase_buffer(ctx, d->dr, PH_N, extra[2]), w = phase_buffer(ctx, d->w, PH_COLS, 0);
     cl_mem dx = clCreateBuffer(clctx, CL_MEM_READ_WRITE, PH_N * 2, NULL, &err);
     CL_OK(err);
     cl_mem st = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof d->mean, (void *)d->mean, &err);
@@ -2039,21 +2044,23 @@ START_TEST(phase_edges_follow_buffers)
     }
     uint16_t *dx0 = xmalloc(PH_N * 2), *dx1 = xmalloc(PH_N * 2);
     float g0[2 * PH_COLS], g1[2 * PH_COLS];
-    /* the exact buffers of the second call: x and dy, the residual gradient, or all three */
-    static const size_t exact[][2] = {{0, 8}, {8, 0}, {0, 0}};
+    /* the second call's buffers, elements past the rows (x, dy, the residual gradient): one or all
+     * exact */
+    static const size_t longer[3] = {8, 8, 8}, exact[][3] = {{0, 8, 8}, {8, 0, 8}, {8, 8, 0}, {0, 0, 0}};
     for (size_t e = 0; e < sizeof exact / sizeof exact[0]; ++e) {
         clnorm_context *ctx = class_context_with_tune("gpu", "phase=1,phase_skip=0");
         const clnorm_launch_info p = plan_at(ctx, 1 | CLNORM_PLAN_BACKWARD_RES, PH_ROWS, PH_COLS, CLNORM_BF16);
         ck_assert(p.row_phase == 8 && p.vector_width == 8);
-        phase_call(ctx, d, 8, 8, dx0, g0);
+        phase_call(ctx, d, longer, dx0, g0);
         const size_t n0 = clnorm_context_program_count(ctx);
-        phase_call(ctx, d, exact[e][0], exact[e][1], dx1, g1);
+        phase_call(ctx, d, exact[e], dx1, g1);
         ck_assert_msg(clnorm_context_program_count(ctx) == n0 + 1,
-                      "x/dy %zu, dres %zu elements longer: %zu programs after %zu, expected one more", exact[e][0],
-                      exact[e][1], clnorm_context_program_count(ctx), n0);
+                      "x %zu, dy %zu, dres %zu elements longer: %zu programs after %zu, expected one more", exact[e][0],
+                      exact[e][1], exact[e][2], clnorm_context_program_count(ctx), n0);
         ck_assert_msg(memcmp(dx1, dx0, PH_N * 2) == 0 && memcmp(g1, g0, sizeof g0) == 0,
-                      "x/dy %zu, dres %zu elements longer: dx or dweight/dbias differ", exact[e][0], exact[e][1]);
-        phase_call(ctx, d, 8, 8, dx1, g1);
+                      "x %zu, dy %zu, dres %zu elements longer: dx or dweight/dbias differ", exact[e][0], exact[e][1],
+                      exact[e][2]);
+        phase_call(ctx, d, longer, dx1, g1);
         ck_assert_uint_eq(clnorm_context_program_count(ctx), n0 + 1);
         ck_assert(memcmp(dx1, dx0, PH_N * 2) == 0 && memcmp(g1, g0, sizeof g0) == 0);
         clnorm_context_release(ctx);
