@@ -1659,6 +1659,15 @@ END_TEST
  * cols is a multiple of the width, not with phase=0, not with fewer rows than a period, not where
  * the row streams, never in the CPU row, and never in the forward (since 0.20.0, whatever
  * phase_skip says). */
+/* the phased-rule cases of plan_row_phase_rule: the GPU row with the keys they share, and extra */
+#define PHASE_RULE_BASE                                                                                 \
+    "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,bwd_phase_target16_res=4," \
+    "bwd_phase_rpi16_res=1"
+static clnorm_context *phase_rule_context(const char *extra)
+{
+    return *extra ? gpu_context_with_tune2(PHASE_RULE_BASE, extra) : gpu_context_with_tune(PHASE_RULE_BASE);
+}
+
 START_TEST(plan_row_phase_rule)
 {
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
@@ -1744,8 +1753,6 @@ START_TEST(plan_row_phase_rule)
      * (7001: 512 x 2), with or without bwd_phase_nopipe16_res; neither touches the calls without
      * a residual gradient */
     {
-        const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
-                           "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
         struct {
             const char *extra;
             size_t cols;
@@ -1753,24 +1760,22 @@ START_TEST(plan_row_phase_rule)
         } const c[] = {
             {"", 1023, 1, 5, 1},
             {"", 3001, 1, 3, 1},
-            {",bwd_phase_nopipe16_res=4", 1023, 1, 5, 0},
-            {",bwd_phase_nopipe16_res=4", 3001, 1, 3, 1},
-            {",bwd_phase_nopipe16_res=4", 4095, 1, 5, 0},
-            {",bwd_phase_nopipe16_res=4", 3583, 1, 2, 1},
-            {",bwd_phase_nopipe16_res=5", 1023, 1, 5, 0},
-            {",bwd_phase_nopipe16_res=6", 1023, 1, 5, 1},
-            {",bwd_phase_nopipe16_res=3", 3001, 1, 3, 0},
-            {",bwd_phase_nopipe16_res=4", 7001, 1, 2, 1},
-            {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
-            {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=512", 7001, 1, 2, 1},
-            {",bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 3583, 1, 2, 1},
-            {",bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
-            {",bwd_phase_pipe16_res_wg_max=256", 3583, 1, 2, 1},
+            {"bwd_phase_nopipe16_res=4", 1023, 1, 5, 0},
+            {"bwd_phase_nopipe16_res=4", 3001, 1, 3, 1},
+            {"bwd_phase_nopipe16_res=4", 4095, 1, 5, 0},
+            {"bwd_phase_nopipe16_res=4", 3583, 1, 2, 1},
+            {"bwd_phase_nopipe16_res=5", 1023, 1, 5, 0},
+            {"bwd_phase_nopipe16_res=6", 1023, 1, 5, 1},
+            {"bwd_phase_nopipe16_res=3", 3001, 1, 3, 0},
+            {"bwd_phase_nopipe16_res=4", 7001, 1, 2, 1},
+            {"bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
+            {"bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=512", 7001, 1, 2, 1},
+            {"bwd_phase_nopipe16_res=4,bwd_phase_pipe16_res_wg_max=256", 3583, 1, 2, 1},
+            {"bwd_phase_pipe16_res_wg_max=256", 7001, 1, 2, 0},
+            {"bwd_phase_pipe16_res_wg_max=256", 3583, 1, 2, 1},
         };
         for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
-            char spec[256];
-            ck_assert_int_lt(snprintf(spec, sizeof spec, "%s%s", base, c[i].extra), (int)sizeof spec);
-            clnorm_context *t = gpu_context_with_tune(spec);
+            clnorm_context *t = phase_rule_context(c[i].extra);
             const clnorm_launch_info p = plan_of(t, 1 | RES, c[i].cols, CLNORM_BF16), q = plan_of(t, 1, c[i].cols, CLNORM_BF16);
             ck_assert_msg(p.row_phase == 8 && p.rows_per_item == c[i].rpi && p.register_cache == c[i].ncache &&
                               p.pipelined == c[i].pipe,
@@ -1785,28 +1790,24 @@ START_TEST(plan_row_phase_rule)
      * pipelined where its cache is at least N vectors deep (1023 / 2047 / 4095: 5 vectors; 3001 /
      * 511: 3); not the calls with one (bwd_phase_nopipe16_res's), not fp32 calls */
     {
-        const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
-                           "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
         struct {
             const char *extra;
             size_t cols;
             unsigned ncache, pipe;
         } const c[] = {
             {"", 1023, 5, 1},
-            {",bwd_phase_nopipe16=4", 1023, 5, 0},
-            {",bwd_phase_nopipe16=4", 2047, 5, 0},
-            {",bwd_phase_nopipe16=4", 4095, 5, 0},
-            {",bwd_phase_nopipe16=4", 3001, 3, 1},
-            {",bwd_phase_nopipe16=4", 511, 3, 1},
-            {",bwd_phase_nopipe16=5", 1023, 5, 0},
-            {",bwd_phase_nopipe16=6", 1023, 5, 1},
-            {",bwd_phase_nopipe16=3", 3001, 3, 0},
+            {"bwd_phase_nopipe16=4", 1023, 5, 0},
+            {"bwd_phase_nopipe16=4", 2047, 5, 0},
+            {"bwd_phase_nopipe16=4", 4095, 5, 0},
+            {"bwd_phase_nopipe16=4", 3001, 3, 1},
+            {"bwd_phase_nopipe16=4", 511, 3, 1},
+            {"bwd_phase_nopipe16=5", 1023, 5, 0},
+            {"bwd_phase_nopipe16=6", 1023, 5, 1},
+            {"bwd_phase_nopipe16=3", 3001, 3, 0},
         };
-        clnorm_context *b = gpu_context_with_tune(base);
+        clnorm_context *b = phase_rule_context("");
         for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
-            char spec[256];
-            ck_assert_int_lt(snprintf(spec, sizeof spec, "%s%s", base, c[i].extra), (int)sizeof spec);
-            clnorm_context *t = gpu_context_with_tune(spec);
+            clnorm_context *t = phase_rule_context(c[i].extra);
             const clnorm_launch_info p = plan_of(t, 1, c[i].cols, CLNORM_BF16), q = plan_of(t, 1 | RES, c[i].cols, CLNORM_BF16),
                                      f = plan_of(t, 1, c[i].cols, CLNORM_F32), fb = plan_of(b, 1, c[i].cols, CLNORM_F32);
             ck_assert_msg(p.row_phase == 8 && p.register_cache == c[i].ncache && p.pipelined == c[i].pipe,
@@ -1835,8 +1836,6 @@ START_TEST(plan_row_phase_rule)
      * more than N items per row (1023 / 2047 / 4095 fill to 32 / 64 / 128 items x 5 vectors,
      * 8191 to 256 x 5); with or without the residual gradient; not unphased rows (5120) */
     {
-        const char *base = "phase=1,phase_skip=0,bwd_pipe=1,bwd_rpi16_res=2,bwd_fill16=5,bwd_ncache=3,"
-                           "bwd_phase_target16_res=4,bwd_phase_rpi16_res=1";
         struct {
             const char *extra;
             size_t cols;
@@ -1844,18 +1843,16 @@ START_TEST(plan_row_phase_rule)
         } const c[] = {
             {"", 1023, 32, 5},
             {"", 4095, 128, 5},
-            {",bwd_phase_nofill16_tpr=128", 1023, 64, 3},
-            {",bwd_phase_nofill16_tpr=128", 2047, 128, 3},
-            {",bwd_phase_nofill16_tpr=128", 4095, 256, 3},
-            {",bwd_phase_nofill16_tpr=128", 8191, 256, 5},
-            {",bwd_phase_nofill16_tpr=64", 2047, 128, 3},
-            {",bwd_phase_nofill16_tpr=64", 4095, 128, 5},
-            {",bwd_phase_nofill16_tpr=32", 2047, 64, 5},
+            {"bwd_phase_nofill16_tpr=128", 1023, 64, 3},
+            {"bwd_phase_nofill16_tpr=128", 2047, 128, 3},
+            {"bwd_phase_nofill16_tpr=128", 4095, 256, 3},
+            {"bwd_phase_nofill16_tpr=128", 8191, 256, 5},
+            {"bwd_phase_nofill16_tpr=64", 2047, 128, 3},
+            {"bwd_phase_nofill16_tpr=64", 4095, 128, 5},
+            {"bwd_phase_nofill16_tpr=32", 2047, 64, 5},
         };
         for (size_t i = 0; i < sizeof c / sizeof c[0]; ++i) {
-            char spec[256];
-            ck_assert_int_lt(snprintf(spec, sizeof spec, "%s%s", base, c[i].extra), (int)sizeof spec);
-            clnorm_context *t = gpu_context_with_tune(spec);
+            clnorm_context *t = phase_rule_context(c[i].extra);
             for (int res = 0; res < 2; ++res) {
                 const clnorm_launch_info p = plan_of(t, 1 | (res ? RES : 0), c[i].cols, CLNORM_BF16);
                 ck_assert_msg(p.row_phase == 8 && p.items_per_row == c[i].tpr && p.register_cache == c[i].ncache,
