@@ -612,8 +612,9 @@ inline void ph_part_st(__global float *row, long k, long h, long n, floatv v, bo
 /* row tensors: vector k of the frame of the row starting at row (element access) */
 #ifdef PH_WIDE_LOADS
 /* (host-set only, where every row tensor's buffer holds its last row's whole frame, layer_norm.c's
- * frame_fits: passed through CLNORM_BUILD_OPTIONS it would skip that check; a frame's first vector starts at or after the buffer's aligned start anyway): every
- * frame vector read whole, one aligned access. Its lanes outside the row hold other elements of
+ * frame_fits; passed through CLNORM_BUILD_OPTIONS it would skip that check. A frame's first vector
+ * starts at or after the buffer's aligned start anyway.) Every frame vector read whole, one
+ * aligned access. Its lanes outside the row hold other elements of
  * the buffer (another row's, padding, whatever lies there), which PH_KEEP zeroes in the row sums
  * and dx's partial stores never write; dweight/dbias lanes outside the row are never stored
  * (ph_part_st). Only loads: outputs keep their element-by-element edges. An H100, session 30, BF16

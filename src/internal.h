@@ -219,9 +219,9 @@ typedef struct clnorm_op_params {
                                the fill rule (fill16) only where it ends at more than this many
                                items per row (0: wherever fill16 says) */
     unsigned phase_nopipe16; /* backward in row phases, all-16-bit calls with dweight/dbias and
-                               without a residual gradient: not pipelined where the register cache is at least this
-                               many vectors deep (1: wherever it is cached), whatever pipe says
-                               (0: as pipe says) */
+                               without a residual gradient: not pipelined where the register
+                               cache is at least this many vectors deep (1: wherever it is
+                               cached), whatever pipe says (0: as pipe says) */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
                                width: the vectors per item aimed at raised from target / target16
                                to narrow_item_bytes / (vector bytes), so that each item has about

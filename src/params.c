@@ -892,9 +892,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * layouts, which lose without it: bf16 at 5120, 2 slots of 128 items x 5, 0.301 ms, 0.231 with) */
     /* (phase_nopipe16_res: the phased all-16-bit residual backward not pipelined where its cache
      * is at least that many vectors deep; phase_pipe16_res_wg_max: nor where its group takes more
-     * items than that) */
-    /* (phase_nopipe16: the same for the phased all-16-bit backward with dweight/dbias and without a
-     * residual gradient) */
+     * items than that; phase_nopipe16: the same depth rule for the phased all-16-bit backward with
+     * dweight/dbias and without a residual gradient) */
     const bool phase16 = frame != FRAME_NONE && partials && !has_dres && max_elem == 2;
     const bool phase_nopipe = (phase_res16 && ((op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) ||
                                                (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max))) ||

@@ -1992,13 +1992,20 @@ static void phase_call(clnorm_context *ctx, const phase_data *d, const size_t ex
     const cl_context clctx = clnorm_context_cl_context(ctx);
     cl_mem xb = phase_buffer(ctx, d->x, PH_N, extra[0]), dyb = phase_buffer(ctx, d->dy, PH_N, extra[1]),
            drb = phase_buffer(ctx, d->dr, PH_N, extra[2]), w = phase_buffer(ctx, d->w, PH_COLS, 0);
-    cl_mem dx = clCreateBuffer(clctx, CL_MEM_READ_WRITE, PH_N * 2, NULL, &err);
-    CL_OK(err);
+    /* (outputs poisoned with NaN: an element the call leaves unwritten fails the finite checks) */
+    uint16_t *poison = xmalloc(PH_N * 2);
+    for (size_t i = 0; i < PH_N; ++i)
+        poison[i] = 0x7fc1;
+    cl_mem dx = phase_buffer(ctx, poison, PH_N, 0);
+    free(poison);
+    float gpoison[2 * PH_COLS];
+    for (size_t i = 0; i < 2 * PH_COLS; ++i)
+        gpoison[i] = NAN;
     cl_mem st = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof d->mean, (void *)d->mean, &err);
     CL_OK(err);
     cl_mem sr = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof d->rstd, (void *)d->rstd, &err);
     CL_OK(err);
-    cl_mem g = clCreateBuffer(clctx, CL_MEM_READ_WRITE, 2 * PH_COLS * sizeof(float), NULL, &err);
+    cl_mem g = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof gpoison, gpoison, &err);
     CL_OK(err);
     const clnorm_matrix mx = {xb, 0, 0, CLNORM_BF16}, mdy = {dyb, 0, 0, CLNORM_BF16}, mdr = {drb, 0, 0, CLNORM_BF16},
                         mdx = {dx, 0, 0, CLNORM_BF16};
