@@ -169,6 +169,9 @@ typedef struct clnorm_op_params {
     unsigned colsweep16_cols; /* ... the same for all-16-bit calls (0: never) */
     unsigned colsweep_groups; /* ... in this many persistent groups per compute unit (0: the
                                  dx-only layout's) */
+    unsigned colsweep_stream; /* 1: calls with dweight/dbias whose row would stream with the sums
+                                 in the workspace take the column sweep too, at any cols (where
+                                 its share fits a group) */
     unsigned balance;       /* persistent grids with more row blocks than groups, running at most
                                balance_rounds rounds of their block loop (0: any): the fewest
                                groups that run as many rounds, at most this many percent fewer, so

@@ -139,7 +139,7 @@ static const clnorm_device_params table[] = {
              .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
              .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
-             .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .balance = 5,
+             .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .colsweep_stream = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
              .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
@@ -322,6 +322,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_colsweep_cols", &p->bwd.colsweep_cols, 0, 1u << 30, false},
         {"bwd_colsweep16_cols", &p->bwd.colsweep16_cols, 0, 1u << 30, false},
         {"bwd_colsweep_groups", &p->bwd.colsweep_groups, 0, 64, false},
+        {"bwd_colsweep_stream", &p->bwd.colsweep_stream, 0, 1, false},
         {"fwd_balance", &p->fwd.balance, 0, 50, false}, {"bwd_balance", &p->bwd.balance, 0, 50, false},
         {"fwd_balance_rounds", &p->fwd.balance_rounds, 0, 1u << 30, false},
         {"bwd_balance_rounds", &p->bwd.balance_rounds, 0, 1u << 30, false},
@@ -1236,6 +1237,41 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     return true;
 }
 
+/* The column sweep's plan (COLSWEEP, plan_call): the layout of the call without dweight/dbias,
+ * its groups (colsweep_groups per compute unit, balanced) each summing dweight/dbias for its share
+ * of the columns over every row. False where the share would not fit a group's items or the
+ * sweep's local memory the device's, and with the contiguous row schedule (the sweep follows the
+ * round-robin waves). */
+static bool plan_colsweep(const clnorm_context *ctx, bool has_dres, size_t rows, size_t cols, size_t align_or,
+                          size_t max_elem, clnorm_launch *out)
+{
+    const clnorm_op_params *op = &ctx->params->bwd;
+    if (ctx->params->contig_rows)
+        return false;
+    clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
+    const size_t nv = cols / L.vec, wg = (size_t)L.tpr * L.rpw;
+    if (op->colsweep_groups) {
+        const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
+                     blocks = (rows + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
+        L.groups = g < blocks ? g : blocks;
+        if (L.groups < 1) /* rows == 0 (clnorm_launch_plan): as plan_core, one group */
+            L.groups = 1;
+        /* balanced (bwd_balance) where the fewer groups' shares of the columns still fit one */
+        const size_t b = balance_groups(L.groups, blocks, op);
+        if ((nv + b - 1) / b <= wg)
+            L.groups = b;
+    }
+    const size_t share = (nv + L.groups - 1) / L.groups;
+    /* local memory: the row sums' scratch (RED_SIZE sums_t: 2 floats per row an item takes) and
+     * the row lanes' tree (WG / 2 vectors) */
+    const size_t lbytes = (wg + (wg + 31) / 32) * 2 * L.rpi * sizeof(float) + (wg > 1 ? wg / 2 : 1) * L.vec * sizeof(float);
+    if (share > wg || (ctx->info.local_mem && lbytes > ctx->info.local_mem))
+        return false;
+    L.colsweep = (unsigned)next_pow2(share);
+    *out = L;
+    return true;
+}
+
 static clnorm_launch plan_call(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows,
                                size_t cols, size_t align_or, size_t max_elem, size_t phase_or, size_t x_ld)
 {
@@ -1255,29 +1291,10 @@ static clnorm_launch plan_call(const clnorm_context *ctx, bool backward, bool pa
      * 20480 0.362 -> 0.425), and fp32 16384's dx kernel, at 64 registers, spilled (0.596 ->
      * 1.000). */
     const unsigned cs_cols = max_elem == 2 ? op->colsweep16_cols : op->colsweep_cols;
-    if (backward && partials && cs_cols && cols >= cs_cols && !ctx->params->contig_rows) {
-        clnorm_launch L = plan_core(ctx, true, false, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
-        const size_t nv = cols / L.vec, wg = (size_t)L.tpr * L.rpw;
-        if (op->colsweep_groups) {
-            const size_t g = (size_t)ctx->info.compute_units * op->colsweep_groups,
-                         blocks = (rows + (size_t)L.rpw * L.rpi - 1) / ((size_t)L.rpw * L.rpi);
-            L.groups = g < blocks ? g : blocks;
-            if (L.groups < 1) /* rows == 0 (clnorm_launch_plan): as plan_core, one group */
-                L.groups = 1;
-            /* balanced (bwd_balance) where the fewer groups' shares of the columns still fit one */
-            const size_t b = balance_groups(L.groups, blocks, op);
-            if ((nv + b - 1) / b <= wg)
-                L.groups = b;
-        }
-        const size_t share = (nv + L.groups - 1) / L.groups;
-        /* local memory: the row sums' scratch (RED_SIZE sums_t: 2 floats per row an item takes) and
-         * the row lanes' tree (WG / 2 vectors) */
-        const size_t lbytes = (wg + (wg + 31) / 32) * 2 * L.rpi * sizeof(float) + (wg > 1 ? wg / 2 : 1) * L.vec * sizeof(float);
-        if (share <= wg && (!ctx->info.local_mem || lbytes <= ctx->info.local_mem)) {
-            L.colsweep = (unsigned)next_pow2(share);
-            return L;
-        }
-    }
+    clnorm_launch S;
+    if (backward && partials && cs_cols && cols >= cs_cols &&
+        plan_colsweep(ctx, has_dres, rows, cols, align_or, max_elem, &S))
+        return S;
     /* Unaligned full-width vectors (the table's `unaligned_bytes`, the CPU row) where alignment
      * would narrow them below that many bytes, if the plan is then the streaming one-item-per-row
      * shape the kernels take them in (a tuned table may ask for another: then the narrower
@@ -1303,8 +1320,23 @@ static clnorm_launch plan_call(const clnorm_context *ctx, bool backward, bool pa
         if (!L.unaligned || (L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc && !L.pipe && !L.chan && !L.colsweep))
             return L;
     }
-    return have_narrowed ? narrowed
-                         : plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
+    const clnorm_launch L = have_narrowed
+                                ? narrowed
+                                : plan_core(ctx, backward, partials, has_dres, rows, cols, align_or, max_elem, false, FRAME_NONE);
+    /* colsweep_stream: a call with dweight/dbias whose row would stream with its items' sums in the
+     * workspace (no register cache, no sums in registers: a read-modify-write of the group's
+     * partial rows for every row it takes) sweeps columns instead, at any cols. On the NVIDIA row
+     * those are the long rows that alignment narrows: fp32 12287-16383 and 16-bit 12282-32767
+     * columns not a multiple of the table's width (the aligned ones keep their sums in registers).
+     * An H100, session 31, fraction of the copy, streamed -> swept: bf16 backward at 12287 / 16383
+     * / 24575 / 32767 0.088 / 0.088 / 0.084 / 0.086 -> 0.405 / 0.441 / 0.442 / 0.420, with the
+     * residual gradient 0.109 / 0.111 / 0.110 / 0.112 -> 0.369 / 0.381 / 0.364 / 0.377; fp32 at
+     * 12287 / 16383 0.160 / 0.176 -> 0.524 / 0.441, with the residual gradient 0.205 / 0.224 ->
+     * 0.525 / 0.504; 2 groups per compute unit were slower than 1 everywhere. */
+    if (backward && partials && op->colsweep_stream && L.tpr > 1 && !L.ncache && !L.nacc && !L.colsweep &&
+        !L.local_row && !L.unaligned && plan_colsweep(ctx, has_dres, rows, cols, align_or, max_elem, &S))
+        return S;
+    return L;
 }
 
 clnorm_launch clnorm__plan(const clnorm_context *ctx, bool backward, bool partials, bool has_dres, size_t rows, size_t cols,

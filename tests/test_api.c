@@ -891,6 +891,68 @@ START_TEST(plan_colsweep_rule)
 }
 END_TEST
 
+/* colsweep_stream: a call with dweight/dbias whose plan would stream the row with the sums in the
+ * workspace (no register cache, no sums in registers, no sweep) sweeps columns instead, below the
+ * colsweep thresholds too; calls whose sums stay in registers, dx-only calls and the forward keep
+ * their plans. Under the NVIDIA row's keys the long rows that alignment narrows stream (fp32
+ * 12287 and 16383, bf16 12289 / 24575 at one element and 20482 at two); their aligned
+ * neighbours read the row twice with the sums in registers. */
+static bool plan_streams(const clnorm_launch_info *L)
+{
+    return L->register_cache == 0 && L->register_accumulators == 0 && L->column_sweep == 0 && L->local_row == 0 &&
+           L->items_per_row > 1;
+}
+START_TEST(plan_colsweep_stream_rule)
+{
+    if (!groups_of_at_least(1024, "plan_colsweep_stream_rule"))
+        return;
+    const char *nv = "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,"
+                     "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1,bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,"
+                     "bwd_colsweep_groups=64";
+    char tune[512];
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_stream=1", nv);
+    clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_stream=0", nv);
+    clnorm_context *off = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    const int BW = 1, RES = CLNORM_PLAN_BACKWARD_RES;
+    const size_t g = 64 * compute_units(ctx);
+    const struct { size_t cols; clnorm_dtype dt; bool streams; } shapes[] = {
+        {12287, CLNORM_F32, true},   {16383, CLNORM_F32, true},   {12289, CLNORM_BF16, true},
+        {24575, CLNORM_BF16, true},  {20482, CLNORM_BF16, true},  {12288, CLNORM_F32, false},
+        {16384, CLNORM_F32, false},  {16384, CLNORM_BF16, false}, {24576, CLNORM_BF16, false},
+        {1023, CLNORM_BF16, false},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+        for (int r = 0; r < 2; ++r) {
+            const int op = BW | (r ? RES : 0);
+            const size_t cols = shapes[i].cols;
+            const clnorm_launch_info O = plan_of(off, op, cols, shapes[i].dt);
+            ck_assert_msg(plan_streams(&O) == shapes[i].streams, "cols %zu: streams %d without the rule", cols,
+                          (int)plan_streams(&O));
+            if (shapes[i].streams) {
+                ck_assert_uint_gt(plan_of(ctx, op, cols, shapes[i].dt).column_sweep, 0);
+                assert_sweep_plan(ctx, off, op, cols, shapes[i].dt, g);
+            } else {
+                const clnorm_launch_info L = plan_of(ctx, op, cols, shapes[i].dt);
+                ck_assert_msg(memcmp(&L, &O, sizeof L) == 0, "cols %zu: the plan changed", cols);
+            }
+            /* dx-only calls and the forward: untouched */
+            const int dx = CLNORM_PLAN_BACKWARD_DX | (r ? RES : 0);
+            const clnorm_launch_info D = plan_of(ctx, dx, cols, shapes[i].dt), DO = plan_of(off, dx, cols, shapes[i].dt);
+            ck_assert(memcmp(&D, &DO, sizeof D) == 0);
+        }
+    const clnorm_launch_info F = plan_of(ctx, 0, 12287, CLNORM_F32), FO = plan_of(off, 0, 12287, CLNORM_F32);
+    ck_assert(memcmp(&F, &FO, sizeof F) == 0);
+    clnorm_context_release(ctx);
+    /* not with the contiguous row schedule */
+    snprintf(tune, sizeof tune, "%s,bwd_colsweep_stream=1,contig=1", nv);
+    ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    ck_assert_uint_eq(plan_of(ctx, BW, 12287, CLNORM_F32).column_sweep, 0);
+    clnorm_context_release(ctx);
+    clnorm_context_release(off);
+}
+END_TEST
+
 /* The balanced grid (bwd_balance / bwd_balance_rounds): a persistent backward grid of G groups over
  * B row blocks running R rounds takes, where R is at most balance_rounds, the fewest groups that
  * still run R rounds, at most balance percent fewer; never more groups, and the forward untouched
@@ -2134,6 +2196,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
+    tcase_add_test(tc, plan_colsweep_stream_rule);
     tcase_add_test(tc, plan_balance_rule);
     tcase_add_test(tc, plan_stream_tpr_rule);
     tcase_add_test(tc, plan_chan_rule);

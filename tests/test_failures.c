@@ -125,7 +125,8 @@ START_TEST(malformed_tune_fails_context_creation)
                          "fwd_bfly_tpr=1025", "bwd_bfly_tpr=-1", "fwd_bfly_cols_max=y", "bfly_tpr=512",
                          "bwd_cached_nc=17", "bwd_ncache_wide=-1", "bwd_acc_tpr_max=768", "bwd_acc_tpr_max=2048",
                          "bwd_dxb_dx=17", "bwd_groups_res=65", "fwd_ncache_wide=6", "bwd_colsweep_cols=-1",
-                         "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1",
+                         "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1", "bwd_colsweep_stream=2",
+                         "fwd_colsweep_stream=1",
                          "bwd_balance=51", "fwd_balance=51", "bwd_balance_rounds=-1", "fwd_balance_rounds=x",
                          "bwd_stream_tpr=768", "bwd_stream_tpr=2048", "fwd_stream_tpr=1024",
                          "fwd_chan=3", "fwd_chan=32", "fwd_chan16=-1", "bwd_chan=2",
@@ -162,7 +163,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "fwd_fit16_deep_tpr=128,bwd_groups16=2,bwd_groups16_res=1,local_row_kib_avx2=48,bwd_local_row_kib_avx2=64,bwd_rpi16_avx2=2,"
                           "fwd_rpi16=4,fwd_rpi_cols=256,fwd_rpi_cols_max=1024,fwd_bfly_tpr=512,bwd_bfly_tpr=1024,fwd_bfly_cols_max=32768,"
                           "bwd_bfly_cols_max=0,bwd_cached_nc=2,bwd_ncache_wide=6,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,bwd_groups_res=3,"
-                          "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1,fwd_balance=0,"
+                          "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=1,bwd_colsweep_stream=1,fwd_balance=0,"
                           "bwd_balance=5,fwd_balance_rounds=0,bwd_balance_rounds=32,bwd_stream_tpr=1024,fwd_chan=8,fwd_chan16=2,"
                           "bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_groups=3,bwd_short16_target_res=1,"
                           "bwd_short16_groups_res=2,packed=1,phase=1,phase_skip=1023,unaligned_bytes=64,fwd_rpi4_cols32=128,bwd_rpi_short_cols=32,"
