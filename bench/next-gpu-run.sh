@@ -10,6 +10,18 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #
+# Session 31 (0.24.0, an H100): the whole suite of 0.23.0 passed (119/119); the long rows that
+# alignment narrows with dweight/dbias (fp32 12287-16383, 16-bit 12282-32767 columns off the
+# table's width) sweep columns instead of streaming with the sums in the workspace
+# (bwd_colsweep_stream; BF16 backward 0.09 -> 0.41-0.47); the phased forward lost again with whole
+# edges (BF16 1023 0.25 against 0.60 narrowed), and neither the edges nor the weight's phase is
+# why. Due next:
+#   - `full` and the whole `suite` on an H200 under 0.24.0 (this session's card was an H100);
+#   - phases in the twice-read regime (sums in registers, the frame read twice: cl/backward.cl's
+#     NACC > 0 branch with PLDV / PSTV / PH_KEEP and the weight in registers), for those same
+#     long rows: their aligned neighbours reach 0.62 (16384) where the sweep gives 0.41-0.47;
+#   - the fused residual gradient at those widths in BF16: 7-14 % slower than the unfused
+#     baseline under the sweep (12287 0.369 against 0.398).
 # Session 30 (0.23.0, an H100 and an H200): row-phase kernels read each frame's first and last
 # vector whole where the buffers hold them (PH_WIDE_LOADS), all-16-bit dx_res calls in phases,
 # bwd_phase_nopipe16 4 and bwd_phase_nofill16_tpr 128 (docs/PERFORMANCE.md). The whole suite
@@ -17,15 +29,8 @@
 # test_backward_nv_phase after them). Due next:
 #   - `suite` and `full` under 0.23.0 (the H200 table is session 19's; session 30's --full ran
 #     0.22.0 on an H100);
-#   - the phased forward with whole edge vectors: the forward lost to the narrowed vectors in
-#     every phased form (sessions 22-26) while the edges went element by element, which cost the
-#     backward up to half its speed. Its code left in 0.20.0; to measure it, in a scratch copy:
-#       mkdir scratch && git archive f046a8b CMakeLists.txt include src cl cmake bench | tar -x -C scratch
-#     then in scratch/cl/common.cl make PLDV / PLDR the plain LDV / LDR at (k) * VEC - ph_h under
-#     #ifdef PH_WIDE_LOADS (as cl/common.cl now does), build scratch with -DBUILD_TESTING=OFF and
-#     time BF16 at 131200x1023 / 44724x3001 with CLNORM_BUILD_OPTIONS=-DPH_WIDE_LOADS and
-#     CLNORM_TUNE unset (narrowed forward), phase_skip=768 (phased per row), and
-#     phase_skip=768,fwd_phase_groups=4 (persistent, weight and bias in registers);
+#   - (done in session 31: the phased forward with whole edge vectors, measured in a scratch
+#     build of f046a8b; it lost, docs/PERFORMANCE.md)
 #   - the rules at more widths on both cards: `tunes` with
 #       TUNES_VARIANTS="new= old=phase_edge_elems=1,phase_skip=768,bwd_phase_nopipe16=0,bwd_phase_nofill16_tpr=0"
 # Session 29 (0.22.0): the phased BF16 residual backward pipelined only where its cache holds

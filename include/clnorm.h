@@ -247,7 +247,10 @@
  *     #clnorm_launch_info), where that share fits the group's items and the sweep's local memory
  *     the device's; 0 = never) and
  *     `bwd_colsweep_groups` (those calls' persistent groups per compute unit; 0 = the layout's
- *     own, else up to 64); `fwd_balance` / `bwd_balance` (the forward's / the backward's
+ *     own, else up to 64), `bwd_colsweep_stream` (1: calls with dweight/dbias whose row would
+ *     otherwise stream with the sums in the workspace, neither cached nor read twice with its
+ *     sums in registers, take the column sweep at any cols where its share fits; the NVIDIA
+ *     row's long rows that alignment narrows, since 0.24.0; 0 = off); `fwd_balance` / `bwd_balance` (the forward's / the backward's
  *     persistent grids with more row blocks than groups: the fewest groups that run as many
  *     rounds of the block loop, at most this many percent fewer, so that the last round is as
  *     full as it can be and does not run on a few groups while the rest of the device idles; 0 =
