@@ -77,7 +77,15 @@ typedef float8 sums_t;
 #error "UNALIGNED is for the streaming regime (its tail is summed apart)"
 #endif
 #if defined(PHASE) && (defined(COLSWEEP) || defined(LOCAL_ROW))
-#error "PHASE is for the register-cache regime"
+#error "PHASE is for the register-cache and sums-in-registers regimes"
+#endif
+#if defined(PHASE) && NCACHE == 0 && (NACC == 0 || RPI != 1)
+#error "PHASE without the register cache is for the sums-in-registers regime (one row per item)"
+#endif
+/* (PHASE in the sums-in-registers regime: dx's second read goes through the batched path, one
+ * vector a batch where the host asks for none, since its loop over the row has no frame) */
+#if defined(PHASE) && NCACHE == 0 && !defined(DXB)
+#define DXB 1
 #endif
 /* what the register cache holds per vector: x and dy as stored, or x-hat and g in fp32 */
 #ifdef CACHE_RAW
@@ -374,13 +382,14 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     /* the rows dx's pass prefetches: pf_ahead rows ahead (whole blocks), at least PF_BYTES of x */
     const ulong pf_ahead = (1 + PF_BYTES / ((ulong)RPI * cols * sizeof(STORAGE(T_X)))) * blocks_step() * RPW * RPI;
 #endif
-#if defined(PHASE) && NCACHE > 0
+#ifdef PHASE
     /* (PHASE: the weight at this item's columns is the same in every row of the group's phase
      * class, and where its phase is not the rows' it is read element by element: read once, kept
-     * in registers, as stored) */
-    RAWV(T_W) wc[NCACHE];
+     * in registers, as stored; NACC >= NCACHE vectors, those of the register cache or of the
+     * sums) */
+    RAWV(T_W) wc[NACC];
 #pragma unroll
-    for (int j = 0; j < NCACHE; ++j) {
+    for (int j = 0; j < NACC; ++j) {
         const long k = lane + (long)j * TPR;
         wc[j] = has_w && k < nv ? PWR(T_W, wr, w_sh, k) : (RAWV(T_W))0;
     }
@@ -459,8 +468,10 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             sv[2 * i + 1] = hsumv(sgx[i]);
         }
 #elif NACC > 0 /* RPI == 1 */
-        const bool valid = row0 < rows;
-        const ulong r = valid ? row0 : 0;
+        /* (PHASE: the row of this group's phase class, read over its frame; outside the row, lanes
+         * are 0 in x-hat and g, and the sums' lanes there are never stored) */
+        const bool valid = PH_ROW(row0) < rows;
+        const ulong r = valid ? PH_ROW(row0) : 0;
         const __global STORAGE(T_X) *xr = x + x_off + r * x_ld;
         const __global STORAGE(T_DY) *dyr = dy + dy_off + r * dy_ld;
         mu[0] = valid ? mean[mean_off + r] : 0.0f;
@@ -471,9 +482,9 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             for (int j = 0; j < NACC; ++j) {
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
-                    const floatv d = LDV(T_DY, dyr, k * VEC);
-                    const floatv xhat = (LDV(T_X, xr, k * VEC) - mu[0]) * rs[0];
-                    const floatv g = has_w ? d * LDV(T_W, wr, k * VEC) : d;
+                    const floatv d = PLDV(T_DY, dyr, k);
+                    const floatv xhat = PH_KEEP(k, (PLDV(T_X, xr, k) - mu[0]) * rs[0]);
+                    const floatv g = PH_KEEP(k, has_w ? d * BWD_WV(j, k) : d);
                     sg += g;
                     sgx += g * xhat;
 #if PARTIALS
@@ -649,10 +660,10 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                 for (int b = 0; b < DXB; ++b) {
                     const long k = lane + (long)(j0 + b) * TPR;
                     if (j0 + b < NACC && k < nv) {
-                        xb[b] = LDV(T_X, xr, k * VEC);
-                        db[b] = LDV(T_DY, dyr, k * VEC);
+                        xb[b] = PLDV(T_X, xr, k);
+                        db[b] = PLDV(T_DY, dyr, k);
                         if (flags & BWD_DRES)
-                            qb[b] = LDR(T_DR, drr, k * VEC);
+                            qb[b] = PLDR(T_DR, drr, k);
                     }
                 }
 #pragma unroll
@@ -660,11 +671,11 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                     const long k = lane + (long)(j0 + b) * TPR;
                     if (j0 + b < NACC && k < nv) {
                         const floatv xhat = (xb[b] - mu[i]) * rs[i];
-                        const floatv g = has_w ? db[b] * LDV(T_W, wr, k * VEC) : db[b];
+                        const floatv g = has_w ? db[b] * BWD_WV(j0 + b, k) : db[b];
                         floatv v = rs[i] * (g - a - xhat * c);
                         if (flags & BWD_DRES)
                             v += CVR(T_DR, qb[b]);
-                        STV(T_DX, dxr, k * VEC, v);
+                        PSTV(T_DX, dxr, k, v)
                     }
                 }
             }

@@ -498,8 +498,8 @@ inline void stv_f16(__global half *p, long i, floatv v)
 #error "PH_WIDE_LOADS is for row phases"
 #endif
 #ifdef PHASE
-#if VEC == 1 || NCACHE == 0 || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
-#error "PHASE is for the register-cache shapes with natural-order vectors (and no L2 prefetch)"
+#if VEC == 1 || (NCACHE == 0 && NACC == 0) || defined(UNALIGNED) || defined(LANE_PERM) || defined(CONTIG_ROWS) || defined(NV_PREFETCH)
+#error "PHASE is for the register-cache and sums-in-registers shapes with natural-order vectors (and no L2 prefetch)"
 #endif
 /* the distance in rows between rows of one phase class, for row stride ld (elements) */
 inline ulong phase_period(ulong ld)

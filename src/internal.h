@@ -281,6 +281,10 @@ typedef struct clnorm_device_params {
                                row tensor's buffer holds its last row's whole frame (the
                                call's choice, layer_norm.c; common.cl's PH_WIDE_LOADS); tunable
                                as `phase_edge_elems` */
+    bool phase_reread;      /* with row_phase: backward calls with dweight/dbias whose frame's
+                               plan reads the row twice with the sums in registers (not cached)
+                               take phases too (PHASE in that regime); false: only cached frames;
+                               tunable as `phase_reread` */
     clnorm_op_params fwd, bwd;
     size_t workspace_cap;   /* bytes the backward's partial sums aim to stay under */
     bool bf16_zext;         /* bf16 vectors widened by zero-extension and narrowed by conversion in

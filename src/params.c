@@ -127,7 +127,7 @@ static const clnorm_device_params table[] = {
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
      .packed_args = true, .row_phase = true, .phase_skip = NV_PHASE_SKIP, .phase_vec_max = 1,
-     .phase_cached_skip = NV_PHASE_CACHED_SKIP, .phase_cached_tpr_max = NV_PHASE_CACHED_TPR_MAX,
+     .phase_cached_skip = NV_PHASE_CACHED_SKIP, .phase_cached_tpr_max = NV_PHASE_CACHED_TPR_MAX, .phase_reread = true,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
@@ -375,7 +375,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
                      : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm
                      : !strcmp(key, "zext") ? &p->bf16_zext : !strcmp(key, "x86bf16") ? &p->x86_bf16
                      : !strcmp(key, "packed") ? &p->packed_args : !strcmp(key, "phase") ? &p->row_phase
-                     : !strcmp(key, "phase_edge_elems") ? &p->phase_edge_elems : NULL;
+                     : !strcmp(key, "phase_edge_elems") ? &p->phase_edge_elems
+                     : !strcmp(key, "phase_reread") ? &p->phase_reread : NULL;
         if (flag) {
             if (v > 1)
                 return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s=%lu: expected 0 or 1", key, v);
@@ -1217,7 +1218,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
         if (L0.ncache && (!L.ncache || L.tpr < 32 || (size_t)L.tpr * L.ncache >= (size_t)L0.tpr * L0.ncache))
             L = L0;
     }
-    if (L.vec != wide || !L.ncache || L.chan || L.colsweep || L.local_row || L.unaligned)
+    /* (phase_reread: the frame read twice, its sums in registers, one row per item: cl/backward.cl's
+     * sums-in-registers regime; only with dweight/dbias, whose narrowed long rows otherwise stream
+     * with the sums in the workspace or sweep columns) */
+    const bool reread = ctx->params->phase_reread && partials && !L.ncache && L.nacc && L.rpi == 1;
+    if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned)
         return false;
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;

@@ -953,6 +953,56 @@ START_TEST(plan_colsweep_stream_rule)
 }
 END_TEST
 
+/* phase_reread: with row phases, calls with dweight/dbias whose frame's plan reads the row twice
+ * with the sums in registers take phases in that regime (PHASE without the register cache)
+ * instead of the column sweep (colsweep_stream) their narrowed plan would take; the calls whose
+ * frame is cached, the aligned rows, the dx-only calls and the forward keep their plans, and a
+ * frame too long for the sums in registers (bf16 32767) keeps the sweep */
+START_TEST(plan_phase_reread_rule)
+{
+    if (!groups_of_at_least(1024, "plan_phase_reread_rule"))
+        return;
+    const char *nv = "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,"
+                     "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1,bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,"
+                     "bwd_colsweep_groups=64,bwd_colsweep_stream=1,phase=1,phase_skip=256";
+    char tune[512];
+    snprintf(tune, sizeof tune, "%s,phase_reread=1", nv);
+    clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    snprintf(tune, sizeof tune, "%s,phase_reread=0", nv);
+    clnorm_context *off = gpu_context_with_tune2(NV_BWD_BASE, tune);
+    const struct { size_t cols; clnorm_dtype dt; unsigned phase; } shapes[] = {
+        {12287, CLNORM_F32, 4}, {16383, CLNORM_F32, 4}, {12289, CLNORM_BF16, 8}, {24575, CLNORM_BF16, 8},
+        {20482, CLNORM_BF16, 4}, {32767, CLNORM_BF16, 0}, {16384, CLNORM_BF16, 0}, {1023, CLNORM_BF16, 8},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+        for (int r = 0; r < 2; ++r) {
+            const int op = 1 | (r ? CLNORM_PLAN_BACKWARD_RES : 0);
+            const size_t cols = shapes[i].cols;
+            const clnorm_launch_info L = plan_of(ctx, op, cols, shapes[i].dt), O = plan_of(off, op, cols, shapes[i].dt);
+            const bool reread = shapes[i].phase && O.row_phase == 0;
+            ck_assert_msg(L.row_phase == shapes[i].phase, "cols %zu: row_phase %u", cols, L.row_phase);
+            if (reread) {
+                /* phased, read twice with the sums in registers, one row per item; swept without */
+                ck_assert(L.register_cache == 0 && L.register_accumulators > 0 && L.column_sweep == 0 &&
+                          L.rows_per_item == 1 && L.reread_vectors == L.register_accumulators);
+                ck_assert_msg(L.work_groups % L.row_phase == 0, "cols %zu: %zu groups", cols, L.work_groups);
+                ck_assert_uint_gt(O.column_sweep, 0);
+            } else {
+                ck_assert_msg(memcmp(&L, &O, sizeof L) == 0, "cols %zu: the plan changed", cols);
+            }
+            const int dx = CLNORM_PLAN_BACKWARD_DX | (r ? CLNORM_PLAN_BACKWARD_RES : 0);
+            const clnorm_launch_info D = plan_of(ctx, dx, cols, shapes[i].dt), DO = plan_of(off, dx, cols, shapes[i].dt);
+            ck_assert(memcmp(&D, &DO, sizeof D) == 0);
+        }
+    /* bf16 1023's frame is cached either way: the same phased plan; 32767 and 16384 keep theirs */
+    ck_assert_uint_gt(plan_of(ctx, 1, 32767, CLNORM_BF16).column_sweep, 0);
+    const clnorm_launch_info F = plan_of(ctx, 0, 12287, CLNORM_F32), FO = plan_of(off, 0, 12287, CLNORM_F32);
+    ck_assert(memcmp(&F, &FO, sizeof F) == 0);
+    clnorm_context_release(ctx);
+    clnorm_context_release(off);
+}
+END_TEST
+
 /* The balanced grid (bwd_balance / bwd_balance_rounds): a persistent backward grid of G groups over
  * B row blocks running R rounds takes, where R is at most balance_rounds, the fewest groups that
  * still run R rounds, at most balance percent fewer; never more groups, and the forward untouched
@@ -2197,6 +2247,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
     tcase_add_test(tc, plan_colsweep_stream_rule);
+    tcase_add_test(tc, plan_phase_reread_rule);
     tcase_add_test(tc, plan_balance_rule);
     tcase_add_test(tc, plan_stream_tpr_rule);
     tcase_add_test(tc, plan_chan_rule);

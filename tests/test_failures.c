@@ -125,7 +125,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "fwd_bfly_tpr=1025", "bwd_bfly_tpr=-1", "fwd_bfly_cols_max=y", "bfly_tpr=512",
                          "bwd_cached_nc=17", "bwd_ncache_wide=-1", "bwd_acc_tpr_max=768", "bwd_acc_tpr_max=2048",
                          "bwd_dxb_dx=17", "bwd_groups_res=65", "fwd_ncache_wide=6", "bwd_colsweep_cols=-1",
-                         "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1", "bwd_colsweep_stream=2",
+                         "bwd_colsweep16_cols=x", "bwd_colsweep_groups=65", "fwd_colsweep_cols=1", "bwd_colsweep_stream=2", "phase_reread=2", "phase_reread=-1",
                          "fwd_colsweep_stream=1",
                          "bwd_balance=51", "fwd_balance=51", "bwd_balance_rounds=-1", "fwd_balance_rounds=x",
                          "bwd_stream_tpr=768", "bwd_stream_tpr=2048", "fwd_stream_tpr=1024",
@@ -168,7 +168,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_groups=3,bwd_short16_target_res=1,"
                           "bwd_short16_groups_res=2,packed=1,phase=1,phase_skip=1023,unaligned_bytes=64,fwd_rpi4_cols32=128,bwd_rpi_short_cols=32,"
                           "bwd_rpi16_short_cols=512,pf_bytes=4096,pf_l2_bytes=0,fwd_rowwise_kib=64,fwd_narrow_item_bytes=32,"
-                          "bwd_narrow_item_bytes=16,bwd_phase_target16_res=4,bwd_phase_rpi16_res=1,bwd_phase_nopipe16_res=16,bwd_phase_pipe16_res_wg_max=1024,bwd_phase_nopipe16=16,bwd_phase_nofill16_tpr=1024,phase_edge_elems=1,phase_vec_max=1,phase_cached_skip=30,fwd_narrow_vec_max=1,"
+                          "bwd_narrow_item_bytes=16,bwd_phase_target16_res=4,bwd_phase_rpi16_res=1,bwd_phase_nopipe16_res=16,bwd_phase_pipe16_res_wg_max=1024,bwd_phase_nopipe16=16,bwd_phase_nofill16_tpr=1024,phase_edge_elems=1,phase_reread=1,phase_vec_max=1,phase_cached_skip=30,fwd_narrow_vec_max=1,"
                           "bwd_narrow_vec_max=0,fwd_narrow_from_bytes=16,bwd_narrow_from_bytes=0,phase_cached_tpr_max=512",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
