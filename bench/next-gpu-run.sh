@@ -17,9 +17,10 @@
 # edges (BF16 1023 0.25 against 0.60 narrowed), and neither the edges nor the weight's phase is
 # why. Due next:
 #   - `full` and the whole `suite` on an H200 under 0.24.0 (this session's card was an H100);
-#   - phases in the twice-read regime (sums in registers, the frame read twice: cl/backward.cl's
-#     NACC > 0 branch with PLDV / PSTV / PH_KEEP and the weight in registers), for those same
-#     long rows: their aligned neighbours reach 0.62 (16384) where the sweep gives 0.41-0.47;
+#   - phases in the twice-read regime are in the kernels (CLNORM_TUNE phase_reread=1) but lost
+#     on the H100 (BF16 12287 0.10 against the sweep's 0.40: 64 registers and 1.5-1.7 KiB of
+#     spills; the weight re-read instead of cached: 128 registers, still 0.13). A version the
+#     compiler keeps in registers could reach the aligned neighbours' 0.62 (16384);
 #   - the fused residual gradient at those widths in BF16: 7-14 % slower than the unfused
 #     baseline under the sweep (12287 0.369 against 0.398).
 # Session 30 (0.23.0, an H100 and an H200): row-phase kernels read each frame's first and last

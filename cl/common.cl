@@ -476,7 +476,8 @@ inline void stv_f16(__global half *p, long i, floatv v)
 #define LDW(p, i) ldw(p, i)
 #define STW(p, i, v) stw(p, i, v)
 
-/* ---- row phases (PHASE, host-chosen: GPUs, the backward's register-cache shapes) ------------
+/* ---- row phases (PHASE, host-chosen: GPUs, the backward's register-cache shapes; with the
+ * table's phase_reread also its sums-in-registers shapes, whose frames are read twice) ---------
  * Where cols, an offset or a row stride is not a multiple of VEC, vectors aligned for one row are
  * not for the next, and without PHASE the host narrows VEC to what divides them all (cols 1023:
  * one element, a 2-byte access per item for bf16, 0.16 of the copy in the H200's backward). With

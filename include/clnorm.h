@@ -64,6 +64,10 @@
  *     whole, one aligned access, wherever every row tensor the kernel reads (x, dy, the
  *     residual gradient) holds its last row's whole frame in its buffer, i.e. the aligned
  *     vector holding its last element; outputs keep element-by-element edges either way),
+ *     `phase_reread` (with `phase`, since 0.24.0: 1 also phases backward calls with
+ *     dweight/dbias whose frame is not cached but read twice with the sums in registers; 0,
+ *     every row's default: only cached frames. On an H100 it lost to the column sweep those
+ *     rows take, 1.4-5x slower but at fp32 12287, so it is a key to measure, not a rule),
  *     `phase_vec_max` (with `phase`: where the narrowed plan holds the row in
  *     registers, phases only if the alignment narrows the vectors to at most this many elements;
  *     0 = any, up to 64; the NVIDIA row's 1), `phase_cached_skip` (with `phase`: the calls, in
@@ -709,7 +713,8 @@ typedef struct clnorm_launch_info {
                                          stride) is not a multiple of the table's vector width but
                                          every row tensor has x's offset and row stride modulo it
                                          (GPUs, the backward's register-cache shapes, table key
-                                         `phase`; never the forward since 0.20.0): the
+                                         `phase`, and with `phase_reread` its twice-read ones;
+                                         never the forward since 0.20.0): the
                                          kernel keeps that width and takes the rows in phase
                                          classes, rows this many apart (1 where all rows share
                                          one), each work-group one class, the grid a multiple of

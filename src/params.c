@@ -127,7 +127,7 @@ static const clnorm_device_params table[] = {
     {
      .vendor = "NVIDIA", .type = CL_DEVICE_TYPE_GPU, .vec_bytes = 16, .nv_shfl = true, .nv_cvt = true, .red_lanes = 32,
      .packed_args = true, .row_phase = true, .phase_skip = NV_PHASE_SKIP, .phase_vec_max = 1,
-     .phase_cached_skip = NV_PHASE_CACHED_SKIP, .phase_cached_tpr_max = NV_PHASE_CACHED_TPR_MAX, .phase_reread = true,
+     .phase_cached_skip = NV_PHASE_CACHED_SKIP, .phase_cached_tpr_max = NV_PHASE_CACHED_TPR_MAX,
      .fwd = {.target = 4, .target16 = 4, .tpr_max = 512, .wg = 128, .ncache = 8, .groups_per_cu = 4, .rpi = 1,
              .rpi16 = 1, .tpr_max16 = 1024, .pipe = 1, .pipe_cols = 5120, .fit16 = 6, .fit16_tpr = 256,
              .fit16_deep = 8, .fit16_deep_tpr = 128, .raw16_vecs = 6144, .bfly_tpr = 512,
@@ -1151,7 +1151,8 @@ static size_t phase_period(size_t vec, size_t ld)
  * would narrow the vectors, but every row tensor has x's offset and row stride modulo the table's
  * width, the plan of that width for rows of cols + width - 1 elements (a row's frame: its
  * columns with the elements before them in their first vector and after them in their last),
- * if that plan keeps the row in registers (the kernels' only PHASE regime), and the grid rounded
+ * if that plan keeps the row in registers (or, with phase_reread, its sums while it reads the row
+ * twice: the kernels' two PHASE regimes), and the grid rounded
  * to whole phase classes. Returns false (L untouched) where it does not apply; *narrowed then
  * holds the narrowed plan where it planned one (*have_narrowed), which the caller need not plan
  * again (every enqueue plans). */
@@ -1220,7 +1221,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     }
     /* (phase_reread: the frame read twice, its sums in registers, one row per item: cl/backward.cl's
      * sums-in-registers regime; only with dweight/dbias, whose narrowed long rows otherwise stream
-     * with the sums in the workspace or sweep columns) */
+     * with the sums in the workspace or sweep columns. Off in every row: on an H100, session 31,
+     * fraction of the copy, swept -> phased: bf16 backward at 12287 / 16383 / 20482 / 24575 0.403
+     * / 0.438 / 0.465 / 0.442 -> 0.103 / 0.092 / 0.081 / 0.087, fp32 12287 0.517 -> 0.584 but
+     * 16383 0.441 -> 0.163; NVIDIA's compiler put the bf16 kernels at 64 registers with 1.5-1.7
+     * KiB of spills, and -cl-nv-maxrregcount=128 did not change that) */
     const bool reread = ctx->params->phase_reread && partials && !L.ncache && L.nacc && L.rpi == 1;
     if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned)
         return false;
