@@ -811,6 +811,13 @@ START_TEST(plan_wide_and_acc_tpr_rules)
 }
 END_TEST
 
+/* the NVIDIA row's backward keys the column sweep's plan tests start from (beside NV_BWD_BASE), and
+ * its sweep thresholds with 64 groups per compute unit (so that shares fit a group on CI's 2) */
+#define NV_SWEEP_BASE                                                                              \
+    "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2," \
+    "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1"
+#define NV_SWEEP_ROW "bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=64"
+
 /* The column sweep (colsweep_cols / colsweep16_cols / colsweep_groups): a call with dweight/dbias
  * from those cols takes the layout of the same call without them, holds no sums in registers, and
  * its groups' column shares (a power of two of vectors, within the group) cover the row; below
@@ -842,10 +849,9 @@ START_TEST(plan_colsweep_rule)
 {
     if (!groups_of_at_least(1024, "plan_colsweep_rule"))
         return;
-    const char *nv = "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,"
-                     "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1";
+    const char *nv = NV_SWEEP_BASE;
     char tune[512];
-    snprintf(tune, sizeof tune, "%s,bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,bwd_colsweep_groups=64", nv);
+    snprintf(tune, sizeof tune, "%s,%s", nv, NV_SWEEP_ROW);
     clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, tune), *off = gpu_context_with_tune2(NV_BWD_BASE, nv);
     const int BW = 1, RES = CLNORM_PLAN_BACKWARD_RES;
     const size_t g = 64 * compute_units(ctx);
@@ -906,9 +912,7 @@ START_TEST(plan_colsweep_stream_rule)
 {
     if (!groups_of_at_least(1024, "plan_colsweep_stream_rule"))
         return;
-    const char *nv = "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,"
-                     "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1,bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,"
-                     "bwd_colsweep_groups=64";
+    const char *nv = NV_SWEEP_BASE "," NV_SWEEP_ROW;
     char tune[512];
     snprintf(tune, sizeof tune, "%s,bwd_colsweep_stream=1", nv);
     clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
@@ -962,9 +966,7 @@ START_TEST(plan_phase_reread_rule)
 {
     if (!groups_of_at_least(1024, "plan_phase_reread_rule"))
         return;
-    const char *nv = "bwd_tpr_max_cached=1024,bwd_ncache_dx=4,bwd_tpr_max16=512,bwd_acc_tpr_max=1024,bwd_dxb_dx=2,"
-                     "bwd_dx16_cols=8192,bwd_pipe=1,bwd_raw16=1,bwd_colsweep_cols=16385,bwd_colsweep16_cols=32768,"
-                     "bwd_colsweep_groups=64,bwd_colsweep_stream=1,phase=1,phase_skip=256";
+    const char *nv = NV_SWEEP_BASE "," NV_SWEEP_ROW ",bwd_colsweep_stream=1,phase=1,phase_skip=256";
     char tune[512];
     snprintf(tune, sizeof tune, "%s,phase_reread=1", nv);
     clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
