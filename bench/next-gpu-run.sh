@@ -11,8 +11,8 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #
 # Session 31 (0.24.0, an H100): the whole suite of 0.23.0 passed (119/119); the long rows that
-# alignment narrows with dweight/dbias (fp32 12287-16383, 16-bit 12282-32767 columns off the
-# table's width) sweep columns instead of streaming with the sums in the workspace
+# alignment narrows with dweight/dbias (fp32 odd cols 12287-16383; 16-bit 12282-32767 not a
+# multiple of 4, and from 16388 those of 4 mod 8) sweep columns instead of streaming with the sums in the workspace
 # (bwd_colsweep_stream; BF16 backward 0.09 -> 0.41-0.47); the phased forward lost again with whole
 # edges (BF16 1023 0.25 against 0.60 narrowed), and neither the edges nor the weight's phase is
 # why. Due next:

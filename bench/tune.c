@@ -57,8 +57,9 @@ static const char *const BWD[] = {
     "bwd_groups_res=0", "bwd_groups_res=3",
     /* dweight/dbias by columns beside the dx-only layout: off, from any cols, at one group per
      * compute unit. (Where the NVIDIA row takes the sweep, fp32 from 16385 cols and 16-bit from
-     * 32768, the twice-read keys above change nothing unless paired with the first of these.) */
-    "bwd_colsweep_cols=0,bwd_colsweep16_cols=0", "bwd_colsweep_cols=1,bwd_colsweep16_cols=1,bwd_colsweep_groups=1",
+     * 32768, and the long narrowed rows that would stream (bwd_colsweep_stream), the twice-read
+     * keys above change nothing unless paired with the first of these.) */
+    "bwd_colsweep_cols=0,bwd_colsweep16_cols=0,bwd_colsweep_stream=0", "bwd_colsweep_cols=1,bwd_colsweep16_cols=1,bwd_colsweep_groups=1",
     /* the short 16-bit rows' layouts (the NVIDIA row's, up to 64 cols): off, and up to 128 cols */
     "bwd_short16_cols=0", "bwd_short16_cols=128,bwd_short16_vec_bytes=8,bwd_short16_groups=3,bwd_short16_target_res=1,"
     "bwd_short16_groups_res=2",

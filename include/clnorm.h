@@ -249,7 +249,7 @@
  *     dweight and dbias for its share of the columns over every row, reading them from the
  *     device's cache as the other groups read the same rows (see `column_sweep` in
  *     #clnorm_launch_info), where that share fits the group's items and the sweep's local memory
- *     the device's; 0 = never) and
+ *     the device's; 0 = never from these cols, see `bwd_colsweep_stream`) and
  *     `bwd_colsweep_groups` (those calls' persistent groups per compute unit; 0 = the layout's
  *     own, else up to 64), `bwd_colsweep_stream` (1: calls with dweight/dbias whose row would
  *     otherwise stream with the sums in the workspace, neither cached nor read twice with its

@@ -1229,6 +1229,8 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const bool reread = ctx->params->phase_reread && partials && !L.ncache && L.nacc && L.rpi == 1;
     if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned)
         return false;
+    if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
+        L.dxb = 1;
     L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;
     /* plan_core planned one class (rows / p rows, its blocks): a grid per class where that is
@@ -1336,8 +1338,9 @@ static clnorm_launch plan_call(const clnorm_context *ctx, bool backward, bool pa
     /* colsweep_stream: a call with dweight/dbias whose row would stream with its items' sums in the
      * workspace (no register cache, no sums in registers: a read-modify-write of the group's
      * partial rows for every row it takes) sweeps columns instead, at any cols. On the NVIDIA row
-     * those are the long rows that alignment narrows: fp32 12287-16383 and 16-bit 12282-32767
-     * columns not a multiple of the table's width (the aligned ones keep their sums in registers).
+     * those are the long rows that alignment narrows: fp32 at odd cols 12287-16383, 16-bit at
+     * cols 12282-32767 not a multiple of 4 and from 16388 those of 4 mod 8 (the others keep their
+     * sums in registers, the aligned ones included).
      * An H100, session 31, fraction of the copy, streamed -> swept: bf16 backward at 12287 / 16383
      * / 24575 / 32767 0.088 / 0.088 / 0.084 / 0.086 -> 0.405 / 0.441 / 0.442 / 0.420, with the
      * residual gradient 0.109 / 0.111 / 0.110 / 0.112 -> 0.369 / 0.381 / 0.364 / 0.377; fp32 at

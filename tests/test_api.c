@@ -901,8 +901,9 @@ END_TEST
  * workspace (no register cache, no sums in registers, no sweep) sweeps columns instead, below the
  * colsweep thresholds too; calls whose sums stay in registers, dx-only calls and the forward keep
  * their plans. Under the NVIDIA row's keys the long rows that alignment narrows stream (fp32
- * 12287 and 16383, bf16 12289 / 24575 at one element and 20482 at two); their aligned
- * neighbours read the row twice with the sums in registers. */
+ * 12287 and 16383, bf16 12289 / 24575 at one element, 20482 at two and 16388 at four); their
+ * aligned neighbours and the narrowed rows whose sums fit (fp32 12286 / 16382 at two elements,
+ * bf16 12284 at four) read the row twice with the sums in registers. */
 static bool plan_streams(const clnorm_launch_info *L)
 {
     return L->register_cache == 0 && L->register_accumulators == 0 && L->column_sweep == 0 && L->local_row == 0 &&
@@ -922,9 +923,12 @@ START_TEST(plan_colsweep_stream_rule)
     const size_t g = 64 * compute_units(ctx);
     const struct { size_t cols; clnorm_dtype dt; bool streams; } shapes[] = {
         {12287, CLNORM_F32, true},   {16383, CLNORM_F32, true},   {12289, CLNORM_BF16, true},
-        {24575, CLNORM_BF16, true},  {20482, CLNORM_BF16, true},  {12288, CLNORM_F32, false},
-        {16384, CLNORM_F32, false},  {16384, CLNORM_BF16, false}, {24576, CLNORM_BF16, false},
-        {1023, CLNORM_BF16, false},
+        {24575, CLNORM_BF16, true},  {20482, CLNORM_BF16, true},  {16388, CLNORM_BF16, true},
+        {12288, CLNORM_F32, false},  {16384, CLNORM_F32, false},  {16384, CLNORM_BF16, false},
+        {24576, CLNORM_BF16, false}, {1023, CLNORM_BF16, false},
+        /* narrowed, but the sums stay in registers (2-element fp32 vectors, 4-element bf16 ones
+         * up to 16380): untouched */
+        {12286, CLNORM_F32, false},  {16382, CLNORM_F32, false},  {12284, CLNORM_BF16, false},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
         for (int r = 0; r < 2; ++r) {
@@ -951,7 +955,8 @@ START_TEST(plan_colsweep_stream_rule)
     /* not with the contiguous row schedule */
     snprintf(tune, sizeof tune, "%s,bwd_colsweep_stream=1,contig=1", nv);
     ctx = gpu_context_with_tune2(NV_BWD_BASE, tune);
-    ck_assert_uint_eq(plan_of(ctx, BW, 12287, CLNORM_F32).column_sweep, 0);
+    const clnorm_launch_info C = plan_of(ctx, BW, 12287, CLNORM_F32);
+    ck_assert(plan_streams(&C));
     clnorm_context_release(ctx);
     clnorm_context_release(off);
 }
