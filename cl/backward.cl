@@ -82,10 +82,10 @@ typedef float8 sums_t;
 #if defined(PHASE) && NCACHE == 0 && (NACC == 0 || RPI != 1)
 #error "PHASE without the register cache is for the sums-in-registers regime (one row per item)"
 #endif
-/* (PHASE in the sums-in-registers regime: dx's second read goes through the batched path, one
- * vector a batch where the host asks for none, since its loop over the row has no frame) */
+/* (PHASE in the sums-in-registers regime: dx's second read goes through the batched path, whose
+ * loop over the row has no frame; the host sets at least one vector a batch, params.c) */
 #if defined(PHASE) && NCACHE == 0 && !defined(DXB)
-#define DXB 1
+#error "PHASE in the sums-in-registers regime needs DXB"
 #endif
 /* what the register cache holds per vector: x and dy as stored, or x-hat and g in fp32 */
 #ifdef CACHE_RAW

@@ -1345,9 +1345,11 @@ static clnorm_launch plan_call(const clnorm_context *ctx, bool backward, bool pa
      * / 24575 / 32767 0.088 / 0.088 / 0.084 / 0.086 -> 0.405 / 0.441 / 0.442 / 0.420, with the
      * residual gradient 0.109 / 0.111 / 0.110 / 0.112 -> 0.369 / 0.381 / 0.364 / 0.377; fp32 at
      * 12287 / 16383 0.160 / 0.176 -> 0.524 / 0.441, with the residual gradient 0.205 / 0.224 ->
-     * 0.525 / 0.504; 2 groups per compute unit were slower than 1 everywhere. */
-    if (backward && partials && op->colsweep_stream && L.tpr > 1 && !L.ncache && !L.nacc && !L.colsweep &&
-        !L.local_row && !L.unaligned && plan_colsweep(ctx, has_dres, rows, cols, align_or, max_elem, &S))
+     * 0.525 / 0.504; 2 groups per compute unit were slower than 1 everywhere. (No sums in
+     * registers: nacc, which is at least ncache; more than one item per row: one is the CPU's
+     * streaming shape, the local row's and the unaligned vectors' too.) */
+    if (backward && partials && op->colsweep_stream && L.tpr > 1 && !L.nacc &&
+        plan_colsweep(ctx, has_dres, rows, cols, align_or, max_elem, &S))
         return S;
     return L;
 }
