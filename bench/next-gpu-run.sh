@@ -10,6 +10,16 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #
+# Session 32 (0.25.0, an H100 again, the H200 asked for): 0.24.0's --full and whole suite
+# (122/122); the phased all-16-bit calls without dweight/dbias pipelined (bwd_phase_pipe_dx16 3,
+# _wg_max 512; BF16 dx 0.38-0.58 -> 0.63-0.88, dx_res 0.48-0.78 -> 0.77-0.96 at odd widths).
+# Due next:
+#   - `full` and the whole `suite` on an H200 under 0.25.0 (no H200 table since session 19);
+#   - BF16 dx at 2-element widths (cols 2 mod 4 from 8194) phased and pipelined won up to 13314
+#     and lost from 14338 (`phase_vec_max=0` phases them, and other ops' 2-element rows too):
+#     a cols bound;
+#   - fp32 dx phased and pipelined won at 3583 / 4095 (0.83 / 0.85 -> 0.97 / 0.98), lost dx_res
+#     at 4095 and everything at 1024 items: a fp32 form of the rule.
 # Session 31 (0.24.0, an H100): the whole suite of 0.23.0 passed (119/119); the long rows that
 # alignment narrows with dweight/dbias (fp32 odd cols 12287-16383; 16-bit 12282-32767 not a
 # multiple of 4, and from 16388 those of 4 mod 8) sweep columns instead of streaming with the sums in the workspace

@@ -57,9 +57,9 @@
  *     with dx only, 4 the same with a residual gradient, each plus 5 (bits 6-9) in all-16-bit
  *     calls (every tensor of the call 16-bit, weight and bias included: a bf16 row with an fp32
  *     weight is not); bits 0 and 5, the forward's until 0.20.0, change nothing: the forward
- *     takes no row phases; the NVIDIA row's 256: phases for every backward call but the
- *     all-16-bit dx-only ones without a residual gradient; 768 until 0.22.0, without the
- *     all-16-bit dx_res ones too), `phase_edge_elems` (with `phase`: 1 reads each row's first
+ *     takes no row phases; the NVIDIA row's 0 since 0.25.0 (its all-16-bit dx-only calls
+ *     without a residual gradient phased only as `bwd_phase_pipe_dx16` says); 256 until 0.24.0,
+ *     without those; 768 until 0.22.0, without the all-16-bit dx_res ones too), `phase_edge_elems` (with `phase`: 1 reads each row's first
  *     and last frame vector element by element always, as until 0.22.0; 0, every row's default:
  *     whole, one aligned access, wherever every row tensor the kernel reads (x, dy, the
  *     residual gradient) holds its last row's whole frame in its buffer, i.e. the aligned
@@ -99,7 +99,16 @@
  *     vectors deep; 1 = wherever cached, 0 = as `bwd_pipe` says, up to 16; the NVIDIA row's 4),
  *     `bwd_phase_nofill16_tpr` (the backward in row phases, all-16-bit calls with dweight/dbias:
  *     `bwd_fill16`'s rule only where it ends at more than this many items per row; 0 = wherever
- *     it applies, up to 1024; the NVIDIA row's 128), `nt_kib` (PoCL on x86:
+ *     it applies, up to 1024; the NVIDIA row's 128), `bwd_phase_pipe_dx16` (the backward in
+ *     row phases, all-16-bit calls without dweight/dbias, with or without a residual gradient:
+ *     pipelined where the register cache is at least this many vectors deep and the work-group
+ *     takes at most `bwd_phase_pipe_dx16_wg_max` items, whatever `bwd_pipe` says; the residual
+ *     calls still bounded by `bwd_phase_nopipe16_res` and `bwd_phase_pipe16_res_wg_max`; the
+ *     calls without a residual gradient then take row phases only where so pipelined and where
+ *     the alignment narrows the vectors to `phase_vec_max` elements, whatever `phase_skip` says;
+ *     0 = as `bwd_pipe` and `phase_skip` say, up to 16; the NVIDIA row's 3, since 0.25.0),
+ *     `bwd_phase_pipe_dx16_wg_max` (that bound; 0 = none, up to 1024; the NVIDIA row's 512),
+ *     `nt_kib` (PoCL on x86:
  *     outputs are written with non-temporal stores when they span at least this many KiB, dx
  *     always, y with a persistent forward grid; 0: never),
  *     `nt_unaligned_bytes` and `nt_unaligned_row_bytes` (the same, in calls with unaligned
@@ -726,8 +735,9 @@ typedef struct clnorm_launch_info {
                                          and last vector stored element by element, the weight
                                          and bias read element by element where their
                                          alignment is not the rows'. The NVIDIA row takes them
-                                         for backward calls but the all-16-bit dx-only ones
-                                         without a residual gradient (table key `phase_skip`);
+                                         for backward calls, the all-16-bit dx-only ones
+                                         without a residual gradient only where pipelined
+                                         (table keys `phase_skip`, `bwd_phase_pipe_dx16`);
                                          where the narrowed plan holds the row in registers,
                                          only if the vectors would narrow to one element
                                          (`phase_vec_max`), and not for fp32 backward calls

@@ -225,6 +225,15 @@ typedef struct clnorm_op_params {
                                without a residual gradient: not pipelined where the register
                                cache is at least this many vectors deep (1: wherever it is
                                cached), whatever pipe says (0: as pipe says) */
+    unsigned phase_pipe_dx16; /* backward in row phases, all-16-bit calls without dweight/dbias
+                               (with or without a residual gradient): pipelined where the
+                               register cache is at least this many vectors deep and the
+                               work-group takes at most phase_pipe_dx16_wg_max items, whatever
+                               pipe says (phase_nopipe16_res and phase_pipe16_res_wg_max still
+                               bound the residual calls); the calls without a residual gradient
+                               then take row phases only where so pipelined, whatever
+                               phase_skip says (0: as pipe and phase_skip say) */
+    unsigned phase_pipe_dx16_wg_max; /* that bound (0: no bound) */
     unsigned narrow_item_bytes; /* rows whose vectors the alignment narrowed below the table's
                                width: the vectors per item aimed at raised from target / target16
                                to narrow_item_bytes / (vector bytes), so that each item has about

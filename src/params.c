@@ -60,8 +60,9 @@
 /* Session 30, an H100, with each frame's edge vectors read whole (PH_WIDE_LOADS), BF16 dx_res,
  * narrowed -> phases: 511 0.447 -> 0.620, 1023 0.447 -> 0.542, 2047 0.455 -> 0.517, 3001 0.403
  * -> 0.776, 4095 0.436 -> 0.617 (bit 9 dropped); BF16 dx: 3001 0.475 -> 0.617, but 511 0.563 ->
- * 0.489, 1023 0.575 -> 0.429, 2047 0.584 -> 0.429, 4095 0.562 -> 0.479 (bit 8 kept) */
-#define NV_PHASE_SKIP (1u << 8)
+ * 0.489, 1023 0.575 -> 0.429, 2047 0.584 -> 0.429, 4095 0.562 -> 0.479 (bit 8 kept). Session 32:
+ * bit 8 dropped, the dx-only calls taking phases only pipelined (NV_PHASE_PIPE_DX16, below) */
+#define NV_PHASE_SKIP 0u
 /* Session 26 (an H100, --tune at 7 repetitions, fraction of the copy): where the narrowed plan
  * holds the row in registers, phases only where the vectors narrow to one element. At cols 1022
  * (2-element vectors) the narrowed plans won every op: F32 backward 0.721 -> 0.954,
@@ -120,6 +121,21 @@
  * 0.393 / 0.369 -> 0.557 / 0.424, 4095 (128 x 5 -> 256 x 3) 0.410 / 0.383 -> 0.610 / 0.477; at
  * 8191 (256 x 5 -> 512 x 3, not pipelined) it lost, 0.483 / 0.446 -> 0.392 / 0.349 */
 #define NV_PHASE_NOFILL16_TPR 128
+/* The phased all-16-bit backward without dweight/dbias: pipelined where its register cache is at
+ * least 3 vectors deep and its group takes at most 512 items (phase_pipe_dx16,
+ * phase_pipe_dx16_wg_max); the dx-only calls take phases only so, and only where the vectors
+ * narrow to one element (NV_PHASE_SKIP no longer keeps them narrowed; plan_phase). Session 32, an H100, BF16, fraction of the copy, 0.24.0 -> pipelined in phases:
+ * dx 511 0.564 -> 0.683, 1023 0.574 -> 0.659, 1279 0.498 -> 0.809, 2047 0.583 -> 0.650, 2559
+ * 0.470 -> 0.814, 3001 0.474 -> 0.881, 4095 0.562 -> 0.714, 5119 0.400 -> 0.821, 8191 (512 x 3)
+ * 0.448 -> 0.701, 12287 (512 x 4) 0.501 -> 0.691; dx_res 511 0.619 -> 0.836, 1023 0.542 ->
+ * 0.796, 1279 0.690 -> 0.925, 2047 0.515 -> 0.798, 2559 0.688 -> 0.931, 3001 0.776 -> 0.961,
+ * 4095 0.618 -> 0.871, 5119 0.725 -> 0.933. Lost: 2-vector caches, dx / dx_res 255 (32 x 2)
+ * 0.582 / 0.580 -> 0.505 / 0.514, dx_res 767 0.778 -> 0.770, 1535 0.798 -> 0.771 (but dx 767
+ * 0.579 -> 0.833, 1535 0.511 -> 0.857); dx 16383 (1024 x 3) 0.530 -> 0.367. fp32 (not in
+ * the rule): dx 3583 / 4095 0.833 / 0.853 -> 0.967 / 0.976, but dx_res 4095 0.974 -> 0.844 and
+ * 1024-item groups 8191 / 12287 0.934 / 0.720 -> 0.633 / 0.400 */
+#define NV_PHASE_PIPE_DX16 3
+#define NV_PHASE_PIPE_DX16_WG_MAX 512
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -144,7 +160,8 @@ static const clnorm_device_params table[] = {
              .short16_groups = 3, .short16_target_res = 1, .short16_groups_res = 2, .narrow_item_bytes = 16,
              .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
              .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16,
-             .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR},
+             .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR, .phase_pipe_dx16 = NV_PHASE_PIPE_DX16,
+             .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -349,6 +366,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_nopipe16_res", &p->bwd.phase_nopipe16_res, 0, 16, false},
         {"bwd_phase_pipe16_res_wg_max", &p->bwd.phase_pipe16_res_wg_max, 0, 1024, false},
         {"bwd_phase_nopipe16", &p->bwd.phase_nopipe16, 0, 16, false},
+        {"bwd_phase_pipe_dx16", &p->bwd.phase_pipe_dx16, 0, 16, false},
+        {"bwd_phase_pipe_dx16_wg_max", &p->bwd.phase_pipe_dx16_wg_max, 0, 1024, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
@@ -900,8 +919,13 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     const bool phase_nopipe = (phase_res16 && ((op->phase_nopipe16_res && L.ncache >= op->phase_nopipe16_res) ||
                                                (op->phase_pipe16_res_wg_max && (size_t)L.tpr * L.rpw > op->phase_pipe16_res_wg_max))) ||
                               (phase16 && op->phase_nopipe16 && L.ncache >= op->phase_nopipe16);
+    /* (phase_pipe_dx16: the phased all-16-bit calls without dweight/dbias pipelined too where the
+     * cache is that deep and the group no larger than phase_pipe_dx16_wg_max; NV_PHASE_PIPE_DX16) */
+    const bool phase_pipe_dx = frame != FRAME_NONE && !partials && max_elem == 2 && op->phase_pipe_dx16 &&
+                               L.ncache >= op->phase_pipe_dx16 &&
+                               (!op->phase_pipe_dx16_wg_max || (size_t)L.tpr * L.rpw <= op->phase_pipe_dx16_wg_max);
     L.pipe = backward ? L.ncache && !phase_nopipe &&
-                            (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) ||
+                            (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) || phase_pipe_dx ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&
                             (!partials || !op->pipe_vecs || fill_nc ||
                              (size_t)L.ncache * L.tpr * L.rpw * L.rpi <= op->pipe_vecs)
@@ -1179,6 +1203,8 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const unsigned op_bit = phase_op_bit(partials, has_dres, max_elem);
     if (ctx->params->phase_skip & op_bit)
         return false;
+    /* (phase_pipe_dx16: the all-16-bit calls with dx only take phases only pipelined, below) */
+    const bool pipe_only = !partials && !has_dres && max_elem == 2 && ctx->params->bwd.phase_pipe_dx16;
     /* (every call plans: where the alignment allows the table's width, nothing to do, without
      * planning twice more) */
     const size_t table_vec = ctx->params->vec_bytes / max_elem;
@@ -1188,6 +1214,12 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     *narrowed = nl;
     *have_narrowed = true;
     const size_t narrow = nl.vec;
+    /* (... and only where the alignment narrows the vectors to phase_vec_max elements, whether or
+     * not the narrowed plan holds the row: session 32, an H100, BF16 dx narrowed to 2 elements,
+     * narrowed -> pipelined in phases: 8194 0.607 -> 0.699, 12290 0.619 -> 0.687, 13314 0.660 ->
+     * 0.684, but 14338 0.721 -> 0.675, 15362 0.745 -> 0.666, 16374 0.765 -> 0.635) */
+    if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max)
+        return false;
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and
      * does as well; docs/PERFORMANCE.md, session 26. Where it does not, phases won: fp32 backward
      * at 4095, 0.673 -> 0.859) */
@@ -1227,7 +1259,8 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * 16383 0.441 -> 0.163; NVIDIA's compiler put the bf16 kernels at 64 registers with 1.5-1.7
      * KiB of spills, and -cl-nv-maxrregcount=128 did not change that) */
     const bool reread = ctx->params->phase_reread && partials && !L.ncache && L.nacc && L.rpi == 1;
-    if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned)
+    if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned ||
+        (pipe_only && !L.pipe))
         return false;
     if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
         L.dxb = 1;

@@ -1993,6 +1993,71 @@ START_TEST(plan_row_phase_rule)
 }
 END_TEST
 
+/* bwd_phase_pipe_dx16 N (with _wg_max M): the phased all-16-bit calls without dweight/dbias
+ * pipelined where the cache is at least N vectors deep and the group at most M items; the dx-only
+ * ones then take phases only so, and only where the vectors narrow to phase_vec_max elements
+ * (2-vector caches and 8194's 2-element vectors: narrowed; dx_res keeps its unpipelined phases);
+ * fp32 calls and those with dweight/dbias unchanged */
+START_TEST(plan_phase_pipe_dx16_rule)
+{
+    if (!groups_of_at_least(512, "plan_phase_pipe_dx16_rule"))
+        return;
+    const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_context *on = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=3,bwd_phase_pipe_dx16_wg_max=512"),
+                   *off = phase_rule_context("phase_vec_max=1"),
+                   *any = phase_rule_context("phase_vec_max=0,bwd_phase_pipe_dx16=3,bwd_phase_pipe_dx16_wg_max=512"),
+                   *wg = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=3,bwd_phase_pipe_dx16_wg_max=256"),
+                   *deep2 = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=2,bwd_phase_pipe_dx16_wg_max=512");
+    /* 3-vector caches (64 / 128 / 512 items): pipelined with the key, phased unpipelined without */
+    const size_t deep[] = {1023, 3001, 8191};
+    for (size_t i = 0; i < sizeof deep / sizeof deep[0]; ++i)
+        for (int r = 0; r < 2; ++r) {
+            const int op = DX | (r ? RES : 0);
+            const clnorm_launch_info L = plan_of(on, op, deep[i], CLNORM_BF16), O = plan_of(off, op, deep[i], CLNORM_BF16);
+            ck_assert_msg(L.row_phase == 8 && L.register_cache == 3 && L.pipelined == 1, "cols %zu (residual %d): phase %u, cache %u, pipelined %u",
+                          deep[i], r, L.row_phase, L.register_cache, L.pipelined);
+            ck_assert_msg(O.row_phase == 8 && O.pipelined == 0, "cols %zu (residual %d) without the key", deep[i], r);
+            ck_assert_uint_eq(L.work_groups % 8, 0);
+        }
+    /* 2-vector caches (255, 767): dx narrowed, dx_res phased and unpipelined; pipelined with N = 2 */
+    const size_t shallow[] = {255, 767};
+    for (size_t i = 0; i < 2; ++i) {
+        const clnorm_launch_info D = plan_of(on, DX, shallow[i], CLNORM_BF16), R = plan_of(on, DX | RES, shallow[i], CLNORM_BF16),
+                                 D2 = plan_of(deep2, DX, shallow[i], CLNORM_BF16);
+        ck_assert_msg(D.row_phase == 0 && D.vector_width == 1, "cols %zu: dx phase %u", shallow[i], D.row_phase);
+        ck_assert_msg(R.row_phase == 8 && R.register_cache == 2 && R.pipelined == 0, "cols %zu: dx_res", shallow[i]);
+        ck_assert_msg(D2.row_phase == 8 && D2.register_cache == 2 && D2.pipelined == 1, "cols %zu: N = 2", shallow[i]);
+    }
+    /* the group bound: 8191's 512 items over 256: dx narrowed, dx_res phased unpipelined; 3001's
+     * 128 x 2 rows still pipelined */
+    const clnorm_launch_info W = plan_of(wg, DX, 8191, CLNORM_BF16), WR = plan_of(wg, DX | RES, 8191, CLNORM_BF16),
+                             W3 = plan_of(wg, DX, 3001, CLNORM_BF16);
+    ck_assert(W.row_phase == 0 && WR.row_phase == 8 && WR.pipelined == 0 && W3.row_phase == 8 && W3.pipelined == 1);
+    /* 2-element vectors (8194): narrowed under phase_vec_max 1, phased with period 4 without it */
+    const clnorm_launch_info V = plan_of(on, DX, 8194, CLNORM_BF16), VA = plan_of(any, DX, 8194, CLNORM_BF16);
+    ck_assert(V.row_phase == 0 && V.vector_width == 2);
+    ck_assert(VA.row_phase == 4 && VA.vector_width == 8 && VA.pipelined == 1);
+    /* fp32 dx calls and every call with dweight/dbias: the plans without the key */
+    const size_t same[] = {255, 1023, 3001, 8191};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; ++i) {
+        const int ops[] = {DX, DX | RES, 1, 1 | RES};
+        for (int o = 0; o < 4; ++o) {
+            const clnorm_launch_info F = plan_of(on, ops[o], same[i], CLNORM_F32), FO = plan_of(off, ops[o], same[i], CLNORM_F32);
+            ck_assert_msg(memcmp(&F, &FO, sizeof F) == 0, "fp32 op %d at %zu", ops[o], same[i]);
+            if (o >= 2) {
+                const clnorm_launch_info B = plan_of(on, ops[o], same[i], CLNORM_BF16), BO = plan_of(off, ops[o], same[i], CLNORM_BF16);
+                ck_assert_msg(memcmp(&B, &BO, sizeof B) == 0, "bf16 op %d at %zu", ops[o], same[i]);
+            }
+        }
+    }
+    clnorm_context_release(on);
+    clnorm_context_release(off);
+    clnorm_context_release(any);
+    clnorm_context_release(wg);
+    clnorm_context_release(deep2);
+}
+END_TEST
+
 /* The narrowed-vector rules' bounds (session 28): fwd_narrow_from_bytes, narrow_item_bytes' raise
  * only where the plan at the table's target gives each item at most that many bytes of the row;
  * phase_cached_tpr_max, phase_cached_skip only where the narrowed plan takes at most that many
@@ -2265,6 +2330,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_test(tc, plan_row_phase_rule);
+    tcase_add_test(tc, plan_phase_pipe_dx16_rule);
     tcase_add_test(tc, plan_narrow_bound_rules);
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_test(tc, phase_edges_follow_buffers);
