@@ -18,8 +18,8 @@
 #   - BF16 dx at 2-element widths (cols 2 mod 4 from 8194) phased and pipelined won up to 13314
 #     and lost from 14338 (`phase_vec_max=0` phases them, and other ops' 2-element rows too):
 #     a cols bound;
-#   - fp32 dx phased and pipelined won at 3583 / 4095 (0.83 / 0.85 -> 0.97 / 0.98), lost dx_res
-#     at 4095 and everything at 1024 items: a fp32 form of the rule.
+#   - the fp32 dx rule (bwd_phase_pipe_dx32, 512-item rows) measured at 3583 / 4095 / 6001
+#     only; fp32 dx_res pipelined lost (4095 0.97 -> 0.84).
 # Session 31 (0.24.0, an H100): the whole suite of 0.23.0 passed (119/119); the long rows that
 # alignment narrows with dweight/dbias (fp32 odd cols 12287-16383; 16-bit 12282-32767 not a
 # multiple of 4, and from 16388 those of 4 mod 8) sweep columns instead of streaming with the sums in the workspace

@@ -108,6 +108,9 @@
  *     the alignment narrows the vectors to `phase_vec_max` elements, whatever `phase_skip` says;
  *     0 = as `bwd_pipe` and `phase_skip` say, up to 16; the NVIDIA row's 3, since 0.25.0),
  *     `bwd_phase_pipe_dx16_wg_max` (that bound; 0 = none, up to 1024; the NVIDIA row's 512),
+ *     `bwd_phase_pipe_dx32` (1: the backward in row phases, calls with a 32-bit tensor, without
+ *     dweight/dbias and without a residual gradient: pipelined where the row takes `bwd_tpr_max`
+ *     items, whatever `bwd_pipe` says; 0 = as `bwd_pipe` says; the NVIDIA row's 1, since 0.25.0),
  *     `nt_kib` (PoCL on x86:
  *     outputs are written with non-temporal stores when they span at least this many KiB, dx
  *     always, y with a persistent forward grid; 0: never),

@@ -124,18 +124,27 @@
 /* The phased all-16-bit backward without dweight/dbias: pipelined where its register cache is at
  * least 3 vectors deep and its group takes at most 512 items (phase_pipe_dx16,
  * phase_pipe_dx16_wg_max); the dx-only calls take phases only so, and only where the vectors
- * narrow to one element (NV_PHASE_SKIP no longer keeps them narrowed; plan_phase). Session 32, an H100, BF16, fraction of the copy, 0.24.0 -> pipelined in phases:
- * dx 511 0.564 -> 0.683, 1023 0.574 -> 0.659, 1279 0.498 -> 0.809, 2047 0.583 -> 0.650, 2559
- * 0.470 -> 0.814, 3001 0.474 -> 0.881, 4095 0.562 -> 0.714, 5119 0.400 -> 0.821, 8191 (512 x 3)
- * 0.448 -> 0.701, 12287 (512 x 4) 0.501 -> 0.691; dx_res 511 0.619 -> 0.836, 1023 0.542 ->
- * 0.796, 1279 0.690 -> 0.925, 2047 0.515 -> 0.798, 2559 0.688 -> 0.931, 3001 0.776 -> 0.961,
- * 4095 0.618 -> 0.871, 5119 0.725 -> 0.933. Lost: 2-vector caches, dx / dx_res 255 (32 x 2)
- * 0.582 / 0.580 -> 0.505 / 0.514, dx_res 767 0.778 -> 0.770, 1535 0.798 -> 0.771 (but dx 767
- * 0.579 -> 0.833, 1535 0.511 -> 0.857); dx 16383 (1024 x 3) 0.530 -> 0.367. fp32 (not in
- * the rule): dx 3583 / 4095 0.833 / 0.853 -> 0.967 / 0.976, but dx_res 4095 0.974 -> 0.844 and
- * 1024-item groups 8191 / 12287 0.934 / 0.720 -> 0.633 / 0.400 */
+ * narrow to one element (NV_PHASE_SKIP no longer keeps them narrowed; plan_phase). Session 32, an
+ * H100, BF16, fraction of the copy, 0.24.0 -> pipelined in phases: dx 511 0.564 -> 0.683, 1023
+ * 0.574 -> 0.659, 1279 0.498 -> 0.809, 2047 0.583 -> 0.650, 2559 0.470 -> 0.814, 3001 0.474 ->
+ * 0.881, 4095 0.562 -> 0.714, 5119 0.400 -> 0.821, 8191 (512 x 3) 0.448 -> 0.701, 12287 (512 x 4)
+ * 0.501 -> 0.691; dx_res 511 0.619 -> 0.836, 1023 0.542 -> 0.796, 1279 0.690 -> 0.925, 2047 0.515
+ * -> 0.798, 2559 0.688 -> 0.931, 3001 0.776 -> 0.961, 4095 0.618 -> 0.871, 5119 0.725 -> 0.933.
+ * Lost: 2-vector caches, dx / dx_res 255 (32 x 2) 0.582 / 0.580 -> 0.505 / 0.514, dx_res 767 0.778
+ * -> 0.770, 1535 0.798 -> 0.771 (but dx 767 0.579 -> 0.833, 1535 0.511 -> 0.857); dx 16383 (1024 x
+ * 3) 0.530 -> 0.367. fp32 (not in the rule): dx 3583 / 4095 0.833 / 0.853 -> 0.967 / 0.976, but
+ * dx_res 4095 0.974 -> 0.844 and 1024-item groups 8191 / 12287 0.934 / 0.720 -> 0.633 / 0.400 */
 #define NV_PHASE_PIPE_DX16 3
 #define NV_PHASE_PIPE_DX16_WG_MAX 512
+/* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
+ * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
+ * tpr_max_cached, lost). Session 32, an H100, F32 dx, fraction of the copy,
+ * 0.24.0 -> pipelined, two runs each: 3583 (512 x 2) 0.833 / 0.831 -> 0.967 / 0.966, 4095 (512 x
+ * 3) 0.853 / 0.851 -> 0.976 / 0.981, 6001 (512 x 3) 0.959 / 0.960 -> 0.971 / 0.971, 2559 (256 x
+ * 3) 0.964 / 0.970 -> 0.972 / 0.968, 3001 (256 x 3) 0.981 / 0.988 -> 0.970 / 0.967; 1024-item
+ * groups lost (8191 0.934 -> 0.633, 12287 0.720 -> 0.400), and so did dx_res (4095 0.974 ->
+ * 0.844, 2559 / 6001 1.003 / 1.005 -> 0.967 / 0.964) */
+#define NV_PHASE_PIPE_DX32 1
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -161,7 +170,7 @@ static const clnorm_device_params table[] = {
              .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
              .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16,
              .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR, .phase_pipe_dx16 = NV_PHASE_PIPE_DX16,
-             .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX},
+             .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX, .phase_pipe_dx32 = NV_PHASE_PIPE_DX32},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -368,6 +377,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_nopipe16", &p->bwd.phase_nopipe16, 0, 16, false},
         {"bwd_phase_pipe_dx16", &p->bwd.phase_pipe_dx16, 0, 16, false},
         {"bwd_phase_pipe_dx16_wg_max", &p->bwd.phase_pipe_dx16_wg_max, 0, 1024, false},
+        {"bwd_phase_pipe_dx32", &p->bwd.phase_pipe_dx32, 0, 1, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
@@ -921,9 +931,13 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                               (phase16 && op->phase_nopipe16 && L.ncache >= op->phase_nopipe16);
     /* (phase_pipe_dx16: the phased all-16-bit calls without dweight/dbias pipelined too where the
      * cache is that deep and the group no larger than phase_pipe_dx16_wg_max; NV_PHASE_PIPE_DX16) */
-    const bool phase_pipe_dx = frame != FRAME_NONE && !partials && max_elem == 2 && op->phase_pipe_dx16 &&
-                               L.ncache >= op->phase_pipe_dx16 &&
-                               (!op->phase_pipe_dx16_wg_max || (size_t)L.tpr * L.rpw <= op->phase_pipe_dx16_wg_max);
+    /* (phase_pipe_dx32: the phased calls with a 32-bit tensor, dx only, where the row takes
+     * tpr_max items; NV_PHASE_PIPE_DX32) */
+    const bool phase_pipe_dx =
+        frame != FRAME_NONE && !partials &&
+        (max_elem == 2 ? op->phase_pipe_dx16 && L.ncache >= op->phase_pipe_dx16 &&
+                             (!op->phase_pipe_dx16_wg_max || (size_t)L.tpr * L.rpw <= op->phase_pipe_dx16_wg_max)
+                       : !has_dres && op->phase_pipe_dx32 && L.tpr == op->tpr_max);
     L.pipe = backward ? L.ncache && !phase_nopipe &&
                             (op->pipe == 2 || (op->pipe == 1 && partials && max_elem == 2) || phase_pipe_dx ||
                              (dx16_long(op, backward, partials, has_dres, cols, max_elem) && L.tpr == op->tpr_max16)) &&

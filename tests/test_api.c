@@ -2050,6 +2050,30 @@ START_TEST(plan_phase_pipe_dx16_rule)
             }
         }
     }
+    /* bwd_phase_pipe_dx32: the phased fp32 dx-only calls pipelined where the row takes tpr_max
+     * (512) items: 3583 / 4095 / 6001; not 3001's 256 items, not dx_res, not 16-bit calls, not
+     * calls with dweight/dbias */
+    clnorm_context *p32 = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx32=1");
+    const size_t f512[] = {3583, 4095, 6001};
+    for (size_t i = 0; i < 3; ++i) {
+        const clnorm_launch_info L = plan_of(p32, DX, f512[i], CLNORM_F32), O = plan_of(off, DX, f512[i], CLNORM_F32);
+        ck_assert_msg(L.row_phase == 4 && L.items_per_row == 512 && L.pipelined == 1, "fp32 dx at %zu: phase %u, %u items, pipelined %u",
+                      f512[i], L.row_phase, L.items_per_row, L.pipelined);
+        ck_assert(O.row_phase == 4 && O.items_per_row == 512 && O.pipelined == 0);
+    }
+    const struct {
+        int op;
+        size_t cols;
+        clnorm_dtype dt;
+    } kept[] = {{DX, 3001, CLNORM_F32}, {DX, 1023, CLNORM_F32}, {DX | RES, 4095, CLNORM_F32}, {1, 4095, CLNORM_F32},
+                {DX, 1023, CLNORM_BF16}, {DX, 4095, CLNORM_BF16}};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; ++i) {
+        const clnorm_launch_info L = plan_of(p32, kept[i].op, kept[i].cols, kept[i].dt),
+                                 O = plan_of(off, kept[i].op, kept[i].cols, kept[i].dt);
+        ck_assert_msg(memcmp(&L, &O, sizeof L) == 0, "op %d at %zu (dtype %d): the plan changed", kept[i].op, kept[i].cols,
+                      (int)kept[i].dt);
+    }
+    clnorm_context_release(p32);
     clnorm_context_release(on);
     clnorm_context_release(off);
     clnorm_context_release(any);
