@@ -18,6 +18,10 @@
 #   - BF16 dx at 2-element widths (cols 2 mod 4 from 8194) phased and pipelined won up to 13314
 #     and lost from 14338 (`phase_vec_max=0` phases them, and other ops' 2-element rows too):
 #     a cols bound;
+#   - BF16 dx (no residual) at 2-vector caches: pipelined in phases it won at 767 / 1535 (0.58 /
+#     0.51 -> 0.83 / 0.86) and lost at 255 (0.58 -> 0.51); `bwd_phase_pipe_dx16=2` takes them
+#     all (with dx_res, which lost 1-3 % there): survey 3-505, 755-1017, 1529-2041, 3067-4089,
+#     6131-8177 before a rule;
 #   - the fp32 dx rule (bwd_phase_pipe_dx32, 512-item rows) measured at 3583 / 4095 / 6001
 #     only; fp32 dx_res pipelined lost (4095 0.97 -> 0.84).
 # Session 31 (0.24.0, an H100): the whole suite of 0.23.0 passed (119/119); the long rows that
