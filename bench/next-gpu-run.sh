@@ -20,7 +20,7 @@
 #     a cols bound;
 #   - BF16 dx (no residual) at 2-vector caches: pipelined in phases it won at 767 / 1535 (0.58 /
 #     0.51 -> 0.83 / 0.86) and lost at 255 (0.58 -> 0.51); `bwd_phase_pipe_dx16=2` takes them
-#     all (with dx_res, which lost 1-3 % there): survey 3-505, 755-1017, 1529-2041, 3067-4089,
+#     all (with dx_res, which lost 1-11 % there): survey 3-505, 755-1017, 1529-2041, 3067-4089,
 #     6131-8177 before a rule;
 #   - the fp32 dx rule (bwd_phase_pipe_dx32, 512-item rows) measured at 3583 / 4095 / 6001
 #     only; fp32 dx_res pipelined lost (4095 0.97 -> 0.84).

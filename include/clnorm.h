@@ -104,13 +104,15 @@
  *     pipelined where the register cache is at least this many vectors deep and the work-group
  *     takes at most `bwd_phase_pipe_dx16_wg_max` items, whatever `bwd_pipe` says; the residual
  *     calls still bounded by `bwd_phase_nopipe16_res` and `bwd_phase_pipe16_res_wg_max`; the
- *     calls without a residual gradient then take row phases only where so pipelined and where
- *     the alignment narrows the vectors to `phase_vec_max` elements, whatever `phase_skip` says;
- *     0 = as `bwd_pipe` and `phase_skip` say, up to 16; the NVIDIA row's 3, since 0.25.0),
+ *     calls without a residual gradient then take row phases only where their phased plan is
+ *     pipelined (by this rule or `bwd_pipe`) and where the alignment narrows the vectors to
+ *     `phase_vec_max` elements, and only where `phase_skip` lets them; 0 = as `bwd_pipe` and
+ *     `phase_skip` say, up to 16; the NVIDIA row's 3, since 0.25.0),
  *     `bwd_phase_pipe_dx16_wg_max` (that bound; 0 = none, up to 1024; the NVIDIA row's 512),
- *     `bwd_phase_pipe_dx32` (1: the backward in row phases, calls with a 32-bit tensor, without
- *     dweight/dbias and without a residual gradient: pipelined where the row takes `bwd_tpr_max`
- *     items, whatever `bwd_pipe` says; 0 = as `bwd_pipe` says; the NVIDIA row's 1, since 0.25.0),
+ *     `bwd_phase_pipe_dx32` (1: the backward in row phases, calls with a 32-bit tensor (fp32
+ *     rows, or 16-bit rows with an fp32 weight or bias), without dweight/dbias and without a
+ *     residual gradient: pipelined where the row takes `bwd_tpr_max` items, whatever `bwd_pipe`
+ *     says; 0 = as `bwd_pipe` says; the NVIDIA row's 1, since 0.25.0),
  *     `nt_kib` (PoCL on x86:
  *     outputs are written with non-temporal stores when they span at least this many KiB, dx
  *     always, y with a persistent forward grid; 0: never),

@@ -231,10 +231,11 @@ typedef struct clnorm_op_params {
                                work-group takes at most phase_pipe_dx16_wg_max items, whatever
                                pipe says (phase_nopipe16_res and phase_pipe16_res_wg_max still
                                bound the residual calls); the calls without a residual gradient
-                               then take row phases only where so pipelined and where the
-                               alignment narrows the vectors to phase_vec_max elements (whether
-                               or not the narrowed plan holds the row), whatever phase_skip
-                               says (0: as pipe and phase_skip say) */
+                               then take row phases only where their phased plan is pipelined
+                               (by this rule or pipe) and where the alignment narrows the
+                               vectors to phase_vec_max elements (whether or not the narrowed
+                               plan holds the row), and only where phase_skip lets them (0: as
+                               pipe and phase_skip say) */
     unsigned phase_pipe_dx16_wg_max; /* that bound (0: no bound) */
     unsigned phase_pipe_dx32; /* 1: backward in row phases, calls with a 32-bit tensor (fp32 rows
                                or weight), without dweight/dbias and without a residual

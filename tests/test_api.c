@@ -2073,6 +2073,16 @@ START_TEST(plan_phase_pipe_dx16_rule)
         ck_assert_msg(memcmp(&L, &O, sizeof L) == 0, "op %d at %zu (dtype %d): the plan changed", kept[i].op, kept[i].cols,
                       (int)kept[i].dt);
     }
+    /* unphased plans (aligned widths) are not the rules' business */
+    const size_t aligned[] = {1024, 4096};
+    for (size_t i = 0; i < 2; ++i)
+        for (int r = 0; r < 2; ++r) {
+            const int op = DX | (r ? RES : 0);
+            const clnorm_launch_info A = plan_of(on, op, aligned[i], CLNORM_BF16), AO = plan_of(off, op, aligned[i], CLNORM_BF16),
+                                     F = plan_of(p32, op, aligned[i], CLNORM_F32), FO = plan_of(off, op, aligned[i], CLNORM_F32);
+            ck_assert_msg(A.row_phase == 0 && memcmp(&A, &AO, sizeof A) == 0, "bf16 op %d at %zu", op, aligned[i]);
+            ck_assert_msg(F.row_phase == 0 && memcmp(&F, &FO, sizeof F) == 0, "fp32 op %d at %zu", op, aligned[i]);
+        }
     clnorm_context_release(p32);
     clnorm_context_release(on);
     clnorm_context_release(off);
