@@ -68,7 +68,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -255,6 +255,21 @@ ptx)
         done
     done
     (cd /tmp/ptx && tar -czf "$out/ptx.tar.gz" .)
+    ;;
+survey)
+    # CLNORM_TUNE variants alternated per width (SURVEY_COLS, rows = 2^27 / cols; SURVEY_VARIANTS
+    # "name=tune" list; SURVEY_ROUNDS), one dtype (SURVEY_DTYPE), the ops matching SURVEY_OPS;
+    # each line flushed as it comes, so a run cut by the time limit keeps what it measured
+    for c in ${SURVEY_COLS:-1022}; do
+      s=$(( (1 << 27) / c ))x$c
+      for round in $(seq 1 ${SURVEY_ROUNDS:-2}); do
+        for v in ${SURVEY_VARIANTS:-new=}; do
+          k=${v%%=*}; t=${v#*=}
+          env ${t:+CLNORM_TUNE=$t} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype ${SURVEY_DTYPE:-bf16} --shape "$s" 2>&1 |
+            awk -v n="$k$round" -v s="$s" -v ops="${SURVEY_OPS:-^backward_dx}" '$1~ops{printf "%s %s %s %s %s\n", s, n, $1, $2, $8; fflush()} /checks:/ && !/ 0 failed/{print s, n, $0; fflush()}'
+        done
+      done
+    done | tee -a "$out/survey_${SURVEY_DTYPE:-bf16}.txt"
     ;;
 full)
     # The headline table (`--full`, every op checked against the float64 reference) and the
