@@ -237,6 +237,14 @@ typedef struct clnorm_op_params {
                                plan holds the row), and only where phase_skip lets them (0: as
                                pipe and phase_skip say) */
     unsigned phase_pipe_dx16_wg_max; /* that bound (0: no bound) */
+    unsigned phase_pipe_dx16_nores; /* with phase_pipe_dx16, the calls without a residual gradient
+                               pipelined from this many vectors deep where that is fewer, in
+                               frames that fill more than 5/8 of the items' cached vectors (0:
+                               phase_pipe_dx16's depth) */
+    unsigned phase_pipe_dx16_reread_cols; /* with phase_pipe_dx16, the calls without a residual
+                               gradient take row phases at any narrowed width (not only up to
+                               phase_vec_max elements) where the narrowed plan does not hold
+                               the row in registers, up to this many columns (0: none) */
     unsigned phase_pipe_dx32; /* 1: backward in row phases, calls with a 32-bit tensor (fp32 rows
                                or weight), without dweight/dbias and without a residual
                                gradient: pipelined where the row takes tpr_max items, whatever

@@ -136,6 +136,20 @@
  * dx_res 4095 0.974 -> 0.844 and 1024-item groups 8191 / 12287 0.934 / 0.720 -> 0.633 / 0.400 */
 #define NV_PHASE_PIPE_DX16 3
 #define NV_PHASE_PIPE_DX16_WG_MAX 512
+/* ... and the calls without a residual gradient (dx only) from 2 vectors deep, where the frame
+ * fills more than 5/8 of the items' vectors (phase_pipe_dx16_nores; plan_core), and at 2-element
+ * widths too where the narrowed plan re-reads the row, up to 13824 columns (phase_pipe_dx16_reread_cols;
+ * plan_phase). Session 33, an H100, BF16 dx, fraction of the copy, 0.25.0 -> pipelined in phases,
+ * two runs each: 2 vectors, 383 (32 x 2, 49 of 64 vectors) 0.590 -> 0.719, 505 0.564 -> 0.907, 767
+ * 0.580 -> 0.829, 1001 0.565 -> 0.938, 1535 0.513 -> 0.854, 2001 0.577 -> 0.940, 3301 0.497 ->
+ * 0.915, 3901 0.552 -> 0.941, 6501 0.405 -> 0.904, 8001 0.447 -> 0.939; frames of about half the
+ * vectors: 255 (33 of 64) 0.584 -> 0.507, 127 (17 of 32) 0.442 -> 0.509; dx_res at 2 vectors lost
+ * at every width (0.93-1.00). 2 elements, narrowed plan re-reading the row: 8194 0.609 -> 0.698,
+ * 10242 0.544 -> 0.766, 12290 0.619 -> 0.686, 13314 0.664 -> 0.684, 13826 0.682 -> 0.683, 14338
+ * 0.714 -> 0.662 (session 32: 16374 0.765 -> 0.635); narrowed plan caching the row: 510 / 1022 /
+ * 2046 / 4094 0.863 / 0.863 / 0.867 / 0.824 -> 0.703 / 0.682 / 0.679 / 0.723 */
+#define NV_PHASE_PIPE_DX16_NORES 2
+#define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
 /* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
  * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
  * tpr_max_cached, lost). Session 32, an H100, F32 dx, fraction of the copy,
@@ -170,7 +184,9 @@ static const clnorm_device_params table[] = {
              .phase_target16_res = 4, .phase_rpi16_res = 1, .phase_nopipe16_res = NV_PHASE_NOPIPE16_RES,
              .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16,
              .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR, .phase_pipe_dx16 = NV_PHASE_PIPE_DX16,
-             .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX, .phase_pipe_dx32 = NV_PHASE_PIPE_DX32},
+             .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX, .phase_pipe_dx32 = NV_PHASE_PIPE_DX32,
+             .phase_pipe_dx16_nores = NV_PHASE_PIPE_DX16_NORES,
+             .phase_pipe_dx16_reread_cols = NV_PHASE_PIPE_DX16_REREAD_COLS},
      .workspace_cap = 64 * MiB,
     },
     /* other GPUs: the register-cache shapes without NVIDIA's inline PTX or its tuned rules */
@@ -378,6 +394,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_pipe_dx16", &p->bwd.phase_pipe_dx16, 0, 16, false},
         {"bwd_phase_pipe_dx16_wg_max", &p->bwd.phase_pipe_dx16_wg_max, 0, 1024, false},
         {"bwd_phase_pipe_dx32", &p->bwd.phase_pipe_dx32, 0, 1, false},
+        {"bwd_phase_pipe_dx16_nores", &p->bwd.phase_pipe_dx16_nores, 0, 16, false},
+        {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
@@ -933,9 +951,18 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * cache is that deep and the group no larger than phase_pipe_dx16_wg_max; NV_PHASE_PIPE_DX16) */
     /* (phase_pipe_dx32: the phased calls with a 32-bit tensor, dx only, where the row takes
      * tpr_max items; NV_PHASE_PIPE_DX32) */
+    /* (phase_pipe_dx16_nores: a shallower depth for the calls without a residual gradient, in
+     * frames that fill more than 5/8 of the items' vectors: a frame of about half of them is
+     * nearly a cache one vector deep, and lost; cols here is the frame's, L.vec its width) */
+    const unsigned dx16_depth =
+        !has_dres && op->phase_pipe_dx16_nores && op->phase_pipe_dx16_nores < op->phase_pipe_dx16 &&
+                (L.ncache >= op->phase_pipe_dx16 ||
+                 cols / L.vec * 8 > (size_t)5 * L.tpr * L.rpi * L.ncache)
+            ? op->phase_pipe_dx16_nores
+            : op->phase_pipe_dx16;
     const bool phase_pipe_dx =
         frame != FRAME_NONE && !partials &&
-        (max_elem == 2 ? op->phase_pipe_dx16 && L.ncache >= op->phase_pipe_dx16 &&
+        (max_elem == 2 ? op->phase_pipe_dx16 && L.ncache >= dx16_depth &&
                              (!op->phase_pipe_dx16_wg_max || (size_t)L.tpr * L.rpw <= op->phase_pipe_dx16_wg_max)
                        : !has_dres && op->phase_pipe_dx32 && L.tpr == op->tpr_max);
     L.pipe = backward ? L.ncache && !phase_nopipe &&
@@ -1232,7 +1259,10 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * not the narrowed plan holds the row: session 32, an H100, BF16 dx narrowed to 2 elements,
      * narrowed -> pipelined in phases: 8194 0.607 -> 0.699, 12290 0.619 -> 0.687, 13314 0.660 ->
      * 0.684, but 14338 0.721 -> 0.675, 15362 0.745 -> 0.666, 16374 0.765 -> 0.635) */
-    if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max)
+    /* (phase_pipe_dx16_reread_cols: ... or at any narrowed width where the narrowed plan re-reads
+     * the row, up to that many columns: BF16 dx at 2 elements, session 33, NV_PHASE_PIPE_DX16_NORES) */
+    const bool reread_ok = pipe_only && !nl.ncache && cols <= ctx->params->bwd.phase_pipe_dx16_reread_cols;
+    if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max && !reread_ok)
         return false;
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and
      * does as well; docs/PERFORMANCE.md, session 26. Where it does not, phases won: fp32 backward

@@ -2092,6 +2092,85 @@ START_TEST(plan_phase_pipe_dx16_rule)
 }
 END_TEST
 
+/* bwd_phase_pipe_dx16_nores N: the phased all-16-bit dx-only calls without a residual gradient
+ * pipelined (so phased) from N vectors deep where that is below bwd_phase_pipe_dx16's depth, in
+ * frames that fill more than 5/8 of the items' vectors (this row at 32 items x 2: 315, 41 of 64
+ * vectors, yes; 313, 40, no; 255, 33, no); dx_res, fp32 and the calls with dweight/dbias keep
+ * their plans. bwd_phase_pipe_dx16_reread_cols C: the dx-only calls at any narrowed width take
+ * phases where the narrowed plan re-reads the row, up to C columns (8194, 2 elements: phased
+ * with period 4; 126, a narrowed plan that holds the row: kept) */
+START_TEST(plan_phase_pipe_dx16_nores_rule)
+{
+    if (!groups_of_at_least(512, "plan_phase_pipe_dx16_nores_rule"))
+        return;
+    const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+#define DX16 "phase_vec_max=1,bwd_phase_pipe_dx16=3,bwd_phase_pipe_dx16_wg_max=512"
+    clnorm_context *on = phase_rule_context(DX16), *nores = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2"),
+                   *same = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=3"),
+                   *nodx16 = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=0,bwd_phase_pipe_dx16_nores=2"),
+                   *nodx16_off = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=0"),
+                   *rr = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=13824"),
+                   *rr_low = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=8192");
+    /* 2-vector frames filled past 5/8: phased and pipelined; narrowed before */
+    const size_t filled[] = {315, 383, 767, 1535};
+    for (size_t i = 0; i < sizeof filled / sizeof filled[0]; ++i) {
+        const clnorm_launch_info L = plan_of(nores, DX, filled[i], CLNORM_BF16), O = plan_of(on, DX, filled[i], CLNORM_BF16);
+        ck_assert_msg(L.row_phase == 8 && L.register_cache == 2 && L.pipelined == 1, "cols %zu: phase %u, cache %u, pipelined %u",
+                      filled[i], L.row_phase, L.register_cache, L.pipelined);
+        ck_assert_msg(O.row_phase == 0 && O.vector_width == 1, "cols %zu without the key: phase %u", filled[i], O.row_phase);
+    }
+    /* the fill bound (255, 313), the residual calls, the depth at or above bwd_phase_pipe_dx16's,
+     * bwd_phase_pipe_dx16 off, fp32 and the calls with dweight/dbias: the plans without the key */
+    const size_t kept_cols[] = {255, 313, 315, 767, 1023, 3001};
+    for (size_t i = 0; i < sizeof kept_cols / sizeof kept_cols[0]; ++i) {
+        const size_t c = kept_cols[i];
+        const int ops[] = {DX | RES, 1, 1 | RES, DX};
+        for (int o = 0; o < 4; ++o) {
+            const clnorm_launch_info S = plan_of(same, ops[o], c, CLNORM_BF16), SO = plan_of(on, ops[o], c, CLNORM_BF16),
+                                     N = plan_of(nodx16, ops[o], c, CLNORM_BF16), NO = plan_of(nodx16_off, ops[o], c, CLNORM_BF16),
+                                     F = plan_of(nores, ops[o], c, CLNORM_F32), FO = plan_of(on, ops[o], c, CLNORM_F32);
+            ck_assert_msg(memcmp(&S, &SO, sizeof S) == 0, "depth 3 op %d at %zu", ops[o], c);
+            ck_assert_msg(memcmp(&N, &NO, sizeof N) == 0, "without bwd_phase_pipe_dx16, op %d at %zu", ops[o], c);
+            ck_assert_msg(memcmp(&F, &FO, sizeof F) == 0, "fp32 op %d at %zu", ops[o], c);
+            if (o < 3 || c == 255 || c == 313 || c == 1023 || c == 3001) {
+                const clnorm_launch_info B = plan_of(nores, ops[o], c, CLNORM_BF16);
+                ck_assert_msg(memcmp(&B, &SO, sizeof B) == 0, "bf16 op %d at %zu", ops[o], c);
+            }
+        }
+    }
+    /* 2-element widths whose narrowed plan re-reads the row: phased, period 4, pipelined, up to
+     * the bound; 126's narrowed plan holds the row: kept; dx_res and fp32 kept */
+    const clnorm_launch_info R = plan_of(rr, DX, 8194, CLNORM_BF16), RO = plan_of(on, DX, 8194, CLNORM_BF16),
+                             RL = plan_of(rr_low, DX, 8194, CLNORM_BF16);
+    ck_assert_msg(R.row_phase == 4 && R.vector_width == 8 && R.pipelined == 1, "8194: phase %u, vec %u, pipelined %u", R.row_phase,
+                  R.vector_width, R.pipelined);
+    ck_assert(RO.row_phase == 0 && RO.vector_width == 2 && RO.register_cache == 0);
+    ck_assert(memcmp(&RL, &RO, sizeof RL) == 0);
+    const struct {
+        int op;
+        size_t cols;
+        clnorm_dtype dt;
+    } rkept[] = {{DX, 126, CLNORM_BF16}, {DX | RES, 8194, CLNORM_BF16}, {1, 8194, CLNORM_BF16}, {DX, 8194, CLNORM_F32},
+                 {DX, 8193, CLNORM_F32}, {DX, 1023, CLNORM_BF16}, {DX, 767, CLNORM_BF16}};
+    for (size_t i = 0; i < sizeof rkept / sizeof rkept[0]; ++i) {
+        const clnorm_launch_info L = plan_of(rr, rkept[i].op, rkept[i].cols, rkept[i].dt),
+                                 O = plan_of(on, rkept[i].op, rkept[i].cols, rkept[i].dt);
+        ck_assert_msg(memcmp(&L, &O, sizeof L) == 0, "op %d at %zu (dtype %d): the plan changed", rkept[i].op, rkept[i].cols,
+                      (int)rkept[i].dt);
+    }
+    const clnorm_launch_info K = plan_of(rr, DX, 126, CLNORM_BF16);
+    ck_assert(K.row_phase == 0 && K.vector_width == 2 && K.register_cache > 0);
+#undef DX16
+    clnorm_context_release(on);
+    clnorm_context_release(nores);
+    clnorm_context_release(same);
+    clnorm_context_release(nodx16);
+    clnorm_context_release(nodx16_off);
+    clnorm_context_release(rr);
+    clnorm_context_release(rr_low);
+}
+END_TEST
+
 /* The narrowed-vector rules' bounds (session 28): fwd_narrow_from_bytes, narrow_item_bytes' raise
  * only where the plan at the table's target gives each item at most that many bytes of the row;
  * phase_cached_tpr_max, phase_cached_skip only where the narrowed plan takes at most that many
@@ -2365,6 +2444,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_test(tc, plan_row_phase_rule);
     tcase_add_test(tc, plan_phase_pipe_dx16_rule);
+    tcase_add_test(tc, plan_phase_pipe_dx16_nores_rule);
     tcase_add_test(tc, plan_narrow_bound_rules);
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_test(tc, phase_edges_follow_buffers);
