@@ -1259,9 +1259,10 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * not the narrowed plan holds the row: session 32, an H100, BF16 dx narrowed to 2 elements,
      * narrowed -> pipelined in phases: 8194 0.607 -> 0.699, 12290 0.619 -> 0.687, 13314 0.660 ->
      * 0.684, but 14338 0.721 -> 0.675, 15362 0.745 -> 0.666, 16374 0.765 -> 0.635) */
-    /* (phase_pipe_dx16_reread_cols: ... or at any narrowed width where the narrowed plan re-reads
-     * the row, up to that many columns: BF16 dx at 2 elements, session 33, NV_PHASE_PIPE_DX16_NORES) */
-    const bool reread_ok = pipe_only && !nl.ncache && cols <= ctx->params->bwd.phase_pipe_dx16_reread_cols;
+    /* (phase_pipe_dx16_reread_cols: ... or at any narrowed width up to that many columns where the
+     * narrowed plan re-reads the row; where it holds the row, the check below keeps it: BF16 dx at
+     * 2 elements, session 33, NV_PHASE_PIPE_DX16_NORES) */
+    const bool reread_ok = pipe_only && cols <= ctx->params->bwd.phase_pipe_dx16_reread_cols;
     if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max && !reread_ok)
         return false;
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and

@@ -2094,7 +2094,8 @@ END_TEST
 
 /* bwd_phase_pipe_dx16_nores N: the phased all-16-bit dx-only calls without a residual gradient
  * pipelined (so phased) from N vectors deep where that is below bwd_phase_pipe_dx16's depth, in
- * frames that fill more than 5/8 of the items' vectors (this row at 32 items x 2: 315, 41 of 64
+ * frames that fill more than 5/8 of the items' vectors (a depth above that one changes nothing;
+ * bwd_phase_pipe_dx16 off, nothing pipelined; this row at 32 items x 2: 315, 41 of 64
  * vectors, yes; 313, 40, no; 255, 33, no); dx_res, fp32 and the calls with dweight/dbias keep
  * their plans. bwd_phase_pipe_dx16_reread_cols C: the dx-only calls at any narrowed width take
  * phases where the narrowed plan re-reads the row, up to C columns (8194, 2 elements: phased
@@ -2106,11 +2107,12 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
     const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
 #define DX16 "phase_vec_max=1,bwd_phase_pipe_dx16=3,bwd_phase_pipe_dx16_wg_max=512"
     clnorm_context *on = phase_rule_context(DX16), *nores = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2"),
-                   *same = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=3"),
+                   *same = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=4"),
                    *nodx16 = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=0,bwd_phase_pipe_dx16_nores=2"),
                    *nodx16_off = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=0"),
                    *rr = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=13824"),
-                   *rr_low = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=8192");
+                   *rr_low = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=8192"),
+                   *rr_held = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=13824,bwd_ncache_dx=4,bwd_tpr_max_cached=1024");
     /* 2-vector frames filled past 5/8: phased and pipelined; narrowed before */
     const size_t filled[] = {315, 383, 767, 1535};
     for (size_t i = 0; i < sizeof filled / sizeof filled[0]; ++i) {
@@ -2119,7 +2121,13 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
                       filled[i], L.row_phase, L.register_cache, L.pipelined);
         ck_assert_msg(O.row_phase == 0 && O.vector_width == 1, "cols %zu without the key: phase %u", filled[i], O.row_phase);
     }
-    /* the fill bound (255, 313), the residual calls, the depth at or above bwd_phase_pipe_dx16's,
+    /* bwd_phase_pipe_dx16 off: phased, not pipelined, whatever the depth key says */
+    for (int r = 0; r < 2; ++r) {
+        const clnorm_launch_info N = plan_of(nodx16, DX | (r ? RES : 0), 1023, CLNORM_BF16);
+        ck_assert_msg(N.row_phase == 8 && N.pipelined == 0, "without bwd_phase_pipe_dx16 (residual %d): phase %u, pipelined %u", r,
+                      N.row_phase, N.pipelined);
+    }
+    /* the fill bound (255, 313), the residual calls, a depth above bwd_phase_pipe_dx16's,
      * bwd_phase_pipe_dx16 off, fp32 and the calls with dweight/dbias: the plans without the key */
     const size_t kept_cols[] = {255, 313, 315, 767, 1023, 3001};
     for (size_t i = 0; i < sizeof kept_cols / sizeof kept_cols[0]; ++i) {
@@ -2160,6 +2168,15 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
     }
     const clnorm_launch_info K = plan_of(rr, DX, 126, CLNORM_BF16);
     ck_assert(K.row_phase == 0 && K.vector_width == 2 && K.register_cache > 0);
+    /* narrowed plans that hold the row (NVIDIA's up to 8192 columns: its ncache_dx, tpr_max_cached)
+     * stay narrowed; 8194, past them, phased */
+    const size_t held[] = {1022, 2046};
+    for (size_t i = 0; i < 2; ++i) {
+        const clnorm_launch_info H = plan_of(rr_held, DX, held[i], CLNORM_BF16);
+        ck_assert_msg(H.row_phase == 0 && H.vector_width == 2 && H.register_cache > 0, "%zu: phase %u, cache %u", held[i], H.row_phase,
+                      H.register_cache);
+    }
+    ck_assert(plan_of(rr_held, DX, 8194, CLNORM_BF16).row_phase == 4);
 #undef DX16
     clnorm_context_release(on);
     clnorm_context_release(nores);
@@ -2168,6 +2185,7 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
     clnorm_context_release(nodx16_off);
     clnorm_context_release(rr);
     clnorm_context_release(rr_low);
+    clnorm_context_release(rr_held);
 }
 END_TEST
 
