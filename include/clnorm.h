@@ -106,9 +106,18 @@
  *     calls still bounded by `bwd_phase_nopipe16_res` and `bwd_phase_pipe16_res_wg_max`; the
  *     calls without a residual gradient then take row phases only where their phased plan is
  *     pipelined (by this rule or `bwd_pipe`) and where the alignment narrows the vectors to
- *     `phase_vec_max` elements, and only where `phase_skip` lets them; 0 = as `bwd_pipe` and
+ *     `phase_vec_max` elements (or as `bwd_phase_pipe_dx16_reread_cols` says), and only where
+ *     `phase_skip` lets them; 0 = as `bwd_pipe` and
  *     `phase_skip` say, up to 16; the NVIDIA row's 3, since 0.25.0),
  *     `bwd_phase_pipe_dx16_wg_max` (that bound; 0 = none, up to 1024; the NVIDIA row's 512),
+ *     `bwd_phase_pipe_dx16_nores` (with `bwd_phase_pipe_dx16`, the calls without a residual
+ *     gradient pipelined from this many vectors deep where that is fewer, in frames that fill
+ *     more than 5/8 of the items' cached vectors; 0 = `bwd_phase_pipe_dx16`'s depth, up to 16;
+ *     the NVIDIA row's 2, since 0.26.0), `bwd_phase_pipe_dx16_reread_cols` (with
+ *     `bwd_phase_pipe_dx16`, the calls without a residual gradient take row phases at any
+ *     narrowed width, not only up to `phase_vec_max` elements, where the narrowed plan does not
+ *     hold the row in registers, up to this many columns; 0 = none, up to 2^30; the NVIDIA
+ *     row's 13824, since 0.26.0),
  *     `bwd_phase_pipe_dx32` (1: the backward in row phases, calls with a 32-bit tensor (fp32
  *     rows, or 16-bit rows with an fp32 weight or bias), without dweight/dbias and without a
  *     residual gradient: pipelined where the row takes `bwd_tpr_max` items, whatever `bwd_pipe`

@@ -234,7 +234,7 @@ typedef struct clnorm_op_params {
                                then take row phases only where their phased plan is pipelined
                                (by this rule or pipe) and where the alignment narrows the
                                vectors to phase_vec_max elements (whether or not the narrowed
-                               plan holds the row), and only where phase_skip lets them (0: as
+                               plan holds the row; or as phase_pipe_dx16_reread_cols says), and only where phase_skip lets them (0: as
                                pipe and phase_skip say) */
     unsigned phase_pipe_dx16_wg_max; /* that bound (0: no bound) */
     unsigned phase_pipe_dx16_nores; /* with phase_pipe_dx16, the calls without a residual gradient
