@@ -10,6 +10,20 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #
+#   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
+#
+# Session 33 (0.26.0, an H100; five device starts failed or were refused, so four calls): 0.25.0's
+# --full (docs/h100-full.json) and whole suite (122/122); the phased 16-bit dx-only calls without
+# a residual gradient pipelined from 2 vectors deep where the frame fills over 5/8 of the cache
+# (bwd_phase_pipe_dx16_nores 2) and at 2-element widths whose narrowed plan re-reads the row up
+# to 13824 columns (bwd_phase_pipe_dx16_reread_cols). Due next:
+#   - `full` and the whole `suite` on an H200 (none lent since session 30's one call);
+#   - the 0.26.0 rules at the widths they changed but were not measured at, if call 4 did not
+#     reach them (docs/PERFORMANCE.md, session 33): `survey` with
+#       SURVEY_OPS='^backward_dx$' SURVEY_VARIANTS="new= old=bwd_phase_pipe_dx16_nores=0,bwd_phase_pipe_dx16_reread_cols=0";
+#   - dx_res at 2 vectors lost 1-11 % pipelined in phases, and its narrowed plans at those widths
+#     read 0.56-0.92: its unpipelined phases are the ones left at half the copy (255, 127);
+#   - 4-element widths from 16388 whose narrowed plan re-reads (not in the column bound).
 # Session 32 (0.25.0, an H100 again, the H200 asked for): 0.24.0's --full and whole suite
 # (122/122); the phased all-16-bit calls without dweight/dbias pipelined (bwd_phase_pipe_dx16 3,
 # _wg_max 512; BF16 dx 0.38-0.58 -> 0.63-0.88, dx_res 0.48-0.78 -> 0.77-0.96 at odd widths).
