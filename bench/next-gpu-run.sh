@@ -9,7 +9,6 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh suite"
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh odd"     (session 27's leads, below)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
-#
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
 # Session 33 (0.26.0, an H100; five device starts failed or were refused, so four calls): 0.25.0's
@@ -21,8 +20,8 @@
 #   - the 0.26.0 rules at the widths they changed but were not measured at, if call 4 did not
 #     reach them (docs/PERFORMANCE.md, session 33): `survey` with
 #       SURVEY_OPS='^backward_dx$' SURVEY_VARIANTS="new= old=bwd_phase_pipe_dx16_nores=0,bwd_phase_pipe_dx16_reread_cols=0";
-#   - dx_res at 2 vectors lost 1-11 % pipelined in phases, and its narrowed plans at those widths
-#     read 0.56-0.92: its unpipelined phases are the ones left at half the copy (255, 127);
+#   - dx_res at 2-vector widths (phased, not pipelined) reads 0.56-0.92 and lost 1-11 % pipelined:
+#     127 / 255 at 0.56 / 0.58 are its slowest;
 #   - 4-element widths from 16388 whose narrowed plan re-reads (not in the column bound).
 # Session 32 (0.25.0, an H100 again, the H200 asked for): 0.24.0's --full and whole suite
 # (122/122); the phased all-16-bit calls without dweight/dbias pipelined (bwd_phase_pipe_dx16 3,
