@@ -133,7 +133,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_short16_cols=-1", "bwd_short16_cols=1073741825", "packed=2", "phase=2", "phase_edge_elems=2", "bwd_short16_vec_bytes=12", "bwd_short16_vec_bytes=128",
                          "bwd_short16_groups=65", "bwd_short16_target_res=65", "bwd_short16_groups_res=x", "fwd_short16_cols=64",
                          "unaligned_bytes=65", "unaligned_bytes=x", "unaligned=1", "nt_unaligned_bytes=65", "nt_unaligned_bytes=-1", "nt_unaligned_row_bytes=1073741825", "nt_unaligned_row_bytes=q", "phase_skip=1024", "phase_skip=-1", "fwd_phase_groups=2" /* gone in 0.20.0 */, "fwd_narrow_item_bytes=1025", "bwd_narrow_item_bytes=-1",
-                         "narrow_item_bytes=16", "bwd_phase_target16_res=65", "bwd_phase_rpi16_res=3", "bwd_phase_nopipe16_res=17", "bwd_phase_pipe16_res_wg_max=1025", "bwd_phase_nopipe16=17", "bwd_phase_nofill16_tpr=1025", "bwd_phase_pipe_dx16=17", "bwd_phase_pipe_dx16=-1", "bwd_phase_pipe_dx16_wg_max=1025", "bwd_phase_pipe_dx32=2", "fwd_phase_pipe_dx16=3", "fwd_phase_target16_res=4",
+                         "narrow_item_bytes=16", "bwd_phase_target16_res=65", "bwd_phase_rpi16_res=3", "bwd_phase_nopipe16_res=17", "bwd_phase_pipe16_res_wg_max=1025", "bwd_phase_nopipe16=17", "bwd_phase_nofill16_tpr=1025", "bwd_phase_pipe_dx16=17", "bwd_phase_pipe_dx16=-1", "bwd_phase_pipe_dx16_wg_max=1025", "bwd_phase_pipe_dx32=2", "bwd_phase_pipe_dx16_nores=17", "bwd_phase_pipe_dx16_reread_cols=1073741825", "fwd_phase_pipe_dx16=3", "fwd_phase_target16_res=4",
                          "phase_vec_max=65", "phase_vec_max=x", "phase_cached_skip=1024", "fwd_narrow_vec_max=65",
                          "bwd_narrow_vec_max=-1", "fwd_narrow_from_bytes=1025", "bwd_narrow_from_bytes=-1",
                          "narrow_from_bytes=16", "phase_cached_tpr_max=1025", "phase_cached_tpr_max=x", "fwd_rpi4_cols32=1073741825",
@@ -168,7 +168,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_groups=3,bwd_short16_target_res=1,"
                           "bwd_short16_groups_res=2,packed=1,phase=1,phase_skip=1023,unaligned_bytes=64,fwd_rpi4_cols32=128,bwd_rpi_short_cols=32,"
                           "bwd_rpi16_short_cols=512,pf_bytes=4096,pf_l2_bytes=0,fwd_rowwise_kib=64,fwd_narrow_item_bytes=32,"
-                          "bwd_narrow_item_bytes=16,bwd_phase_target16_res=4,bwd_phase_rpi16_res=1,bwd_phase_nopipe16_res=16,bwd_phase_pipe16_res_wg_max=1024,bwd_phase_nopipe16=16,bwd_phase_nofill16_tpr=1024,bwd_phase_pipe_dx16=16,bwd_phase_pipe_dx16_wg_max=1024,bwd_phase_pipe_dx32=1,phase_edge_elems=1,phase_reread=1,phase_vec_max=1,phase_cached_skip=30,fwd_narrow_vec_max=1,"
+                          "bwd_narrow_item_bytes=16,bwd_phase_target16_res=4,bwd_phase_rpi16_res=1,bwd_phase_nopipe16_res=16,bwd_phase_pipe16_res_wg_max=1024,bwd_phase_nopipe16=16,bwd_phase_nofill16_tpr=1024,bwd_phase_pipe_dx16=16,bwd_phase_pipe_dx16_wg_max=1024,bwd_phase_pipe_dx32=1,bwd_phase_pipe_dx16_nores=16,bwd_phase_pipe_dx16_reread_cols=1073741824,phase_edge_elems=1,phase_reread=1,phase_vec_max=1,phase_cached_skip=30,fwd_narrow_vec_max=1,"
                           "bwd_narrow_vec_max=0,fwd_narrow_from_bytes=16,bwd_narrow_from_bytes=0,phase_cached_tpr_max=512",
            1);
     clnorm_status st = clnorm_context_create(NULL, &ctx);
