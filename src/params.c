@@ -137,7 +137,7 @@
 #define NV_PHASE_PIPE_DX16 3
 #define NV_PHASE_PIPE_DX16_WG_MAX 512
 /* ... and the calls without a residual gradient (dx only) from 2 vectors deep, where the frame
- * fills more than 5/8 of the items' vectors (phase_pipe_dx16_nores; plan_core), and at 2-element
+ * fills more than 5/8 of the items' vectors (phase_pipe_dx16_nores; plan_shape), and at 2-element
  * widths too where the narrowed plan re-reads the row, up to 13824 columns (phase_pipe_dx16_reread_cols;
  * plan_phase). Session 33, an H100, BF16 dx, fraction of the copy, 0.25.0 -> pipelined in phases,
  * two runs each: 2 vectors, 383 (32 x 2, 49 of 64 vectors) 0.590 -> 0.719, 505 0.564 -> 0.907, 767
@@ -952,12 +952,12 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (phase_pipe_dx32: the phased calls with a 32-bit tensor, dx only, where the row takes
      * tpr_max items; NV_PHASE_PIPE_DX32) */
     /* (phase_pipe_dx16_nores: a shallower depth for the calls without a residual gradient, in
-     * frames that fill more than 5/8 of the items' vectors: a frame of about half of them is
-     * nearly a cache one vector deep, and lost; cols here is the frame's, L.vec its width) */
+     * frames that fill more than 5/8 of the row's items' vectors: a frame of about half of them is
+     * nearly a cache one vector deep, and lost; cols here is the frame's, L.vec its width; where
+     * the cache is as deep as phase_pipe_dx16's, either depth passes) */
     const unsigned dx16_depth =
         !has_dres && op->phase_pipe_dx16_nores && op->phase_pipe_dx16_nores < op->phase_pipe_dx16 &&
-                (L.ncache >= op->phase_pipe_dx16 ||
-                 cols / L.vec * 8 > (size_t)5 * L.tpr * L.rpi * L.ncache)
+                cols / L.vec * 8 > (size_t)5 * L.tpr * L.ncache
             ? op->phase_pipe_dx16_nores
             : op->phase_pipe_dx16;
     const bool phase_pipe_dx =
@@ -1261,7 +1261,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * 0.684, but 14338 0.721 -> 0.675, 15362 0.745 -> 0.666, 16374 0.765 -> 0.635) */
     /* (phase_pipe_dx16_reread_cols: ... or at any narrowed width up to that many columns where the
      * narrowed plan re-reads the row; where it holds the row, the check below keeps it: BF16 dx at
-     * 2 elements, session 33, NV_PHASE_PIPE_DX16_NORES) */
+     * 2 elements, session 33, NV_PHASE_PIPE_DX16_REREAD_COLS) */
     const bool reread_ok = pipe_only && cols <= ctx->params->bwd.phase_pipe_dx16_reread_cols;
     if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max && !reread_ok)
         return false;

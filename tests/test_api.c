@@ -2154,12 +2154,15 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
                   R.vector_width, R.pipelined);
     ck_assert(RO.row_phase == 0 && RO.vector_width == 2 && RO.register_cache == 0);
     ck_assert(memcmp(&RL, &RO, sizeof RL) == 0);
+    clnorm_context *rr_at = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=8194");
+    ck_assert(plan_of(rr_at, DX, 8194, CLNORM_BF16).row_phase == 4); /* (the bound is inclusive) */
+    clnorm_context_release(rr_at);
     const struct {
         int op;
         size_t cols;
         clnorm_dtype dt;
     } rkept[] = {{DX, 126, CLNORM_BF16}, {DX | RES, 8194, CLNORM_BF16}, {1, 8194, CLNORM_BF16}, {DX, 8194, CLNORM_F32},
-                 {DX, 8193, CLNORM_F32}, {DX, 1023, CLNORM_BF16}, {DX, 767, CLNORM_BF16}};
+                 {DX, 8193, CLNORM_F32}};
     for (size_t i = 0; i < sizeof rkept / sizeof rkept[0]; ++i) {
         const clnorm_launch_info L = plan_of(rr, rkept[i].op, rkept[i].cols, rkept[i].dt),
                                  O = plan_of(on, rkept[i].op, rkept[i].cols, rkept[i].dt);
