@@ -241,6 +241,8 @@ typedef struct clnorm_op_params {
                                pipelined from this many vectors deep where that is fewer, in
                                frames that fill more than 5/8 of the items' cached vectors (0:
                                phase_pipe_dx16's depth) */
+    unsigned phase_pipe_dx16_nores_tpr; /* that depth only in rows of at least this many items
+                               (0: any) */
     unsigned phase_pipe_dx16_reread_cols; /* with phase_pipe_dx16, the calls without a residual
                                gradient take row phases at any narrowed width (not only up to
                                phase_vec_max elements) where the narrowed plan does not hold

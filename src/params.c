@@ -149,6 +149,13 @@
  * 0.714 -> 0.662 (session 32: 16374 0.765 -> 0.635); narrowed plan caching the row: 510 / 1022 /
  * 2046 / 4094 0.863 / 0.863 / 0.867 / 0.824 -> 0.703 / 0.682 / 0.679 / 0.723 */
 #define NV_PHASE_PIPE_DX16_NORES 2
+/* ... in rows of at least 8 items: the verification run, 0.25.0 -> 0.26.0's first rule, dx at 7
+ * (1 item x 2 vectors) 0.458 -> 0.078, 47 (4 items) 0.394 -> 0.335, but 121 (8 items) 0.425 ->
+ * 0.623, 249 0.574 -> 0.865, 315 (41 of 64 vectors) 0.538 -> 0.606, 755 0.571 -> 0.836, 1523 0.509
+ * -> 0.840, 3059 0.481 -> 0.890, 6131 0.395 -> 0.879, 8177 0.447 -> 0.945; 127 / 255 (the fill
+ * bound) unchanged; 2 elements, 9218 0.664 -> 0.737, 13822 0.683 -> 0.683
+ * (phase_pipe_dx16_nores_tpr) */
+#define NV_PHASE_PIPE_DX16_NORES_TPR 8
 #define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
 /* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
  * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
@@ -185,7 +192,7 @@ static const clnorm_device_params table[] = {
              .phase_pipe16_res_wg_max = NV_PHASE_PIPE16_RES_WG_MAX, .phase_nopipe16 = NV_PHASE_NOPIPE16,
              .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR, .phase_pipe_dx16 = NV_PHASE_PIPE_DX16,
              .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX, .phase_pipe_dx32 = NV_PHASE_PIPE_DX32,
-             .phase_pipe_dx16_nores = NV_PHASE_PIPE_DX16_NORES,
+             .phase_pipe_dx16_nores = NV_PHASE_PIPE_DX16_NORES, .phase_pipe_dx16_nores_tpr = NV_PHASE_PIPE_DX16_NORES_TPR,
              .phase_pipe_dx16_reread_cols = NV_PHASE_PIPE_DX16_REREAD_COLS},
      .workspace_cap = 64 * MiB,
     },
@@ -395,6 +402,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_pipe_dx16_wg_max", &p->bwd.phase_pipe_dx16_wg_max, 0, 1024, false},
         {"bwd_phase_pipe_dx32", &p->bwd.phase_pipe_dx32, 0, 1, false},
         {"bwd_phase_pipe_dx16_nores", &p->bwd.phase_pipe_dx16_nores, 0, 16, false},
+        {"bwd_phase_pipe_dx16_nores_tpr", &p->bwd.phase_pipe_dx16_nores_tpr, 0, 1024, false},
         {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
@@ -952,12 +960,13 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     /* (phase_pipe_dx32: the phased calls with a 32-bit tensor, dx only, where the row takes
      * tpr_max items; NV_PHASE_PIPE_DX32) */
     /* (phase_pipe_dx16_nores: a shallower depth for the calls without a residual gradient, in
-     * frames that fill more than 5/8 of the row's items' vectors: a frame of about half of them is
-     * nearly a cache one vector deep, and lost; cols here is the frame's, L.vec its width; where
-     * the cache is as deep as phase_pipe_dx16's, either depth passes) */
+     * frames that fill more than 5/8 of the row's items' vectors (a frame of about half of them is
+     * nearly a cache one vector deep, and lost) and rows of at least phase_pipe_dx16_nores_tpr
+     * items (rows of 1-4 items lost); cols here is the frame's, L.vec its width; where the cache
+     * is as deep as phase_pipe_dx16's, either depth passes) */
     const unsigned dx16_depth =
         !has_dres && op->phase_pipe_dx16_nores && op->phase_pipe_dx16_nores < op->phase_pipe_dx16 &&
-                cols / L.vec * 8 > (size_t)5 * L.tpr * L.ncache
+                cols / L.vec * 8 > (size_t)5 * L.tpr * L.ncache && L.tpr >= op->phase_pipe_dx16_nores_tpr
             ? op->phase_pipe_dx16_nores
             : op->phase_pipe_dx16;
     const bool phase_pipe_dx =

@@ -2092,9 +2092,9 @@ START_TEST(plan_phase_pipe_dx16_rule)
 }
 END_TEST
 
-/* bwd_phase_pipe_dx16_nores N: the phased all-16-bit dx-only calls without a residual gradient
- * pipelined (so phased) from N vectors deep where that is below bwd_phase_pipe_dx16's depth, in
- * frames that fill more than 5/8 of the items' vectors (a depth above that one changes nothing;
+/* bwd_phase_pipe_dx16_nores N (with _tpr T): the phased all-16-bit dx-only calls without a residual
+ * gradient pipelined (so phased) from N vectors deep where that is below bwd_phase_pipe_dx16's
+ * depth, in rows of at least T items and frames that fill more than 5/8 of the items' vectors (a depth above that one changes nothing;
  * bwd_phase_pipe_dx16 off, nothing pipelined; this row at 32 items x 2: 315, 41 of 64
  * vectors, yes; 313, 40, no; 255, 33, no); dx_res, fp32 and the calls with dweight/dbias keep
  * their plans. bwd_phase_pipe_dx16_reread_cols C: the dx-only calls at any narrowed width take
@@ -2106,7 +2106,8 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
         return;
     const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
 #define DX16 "phase_vec_max=1,bwd_phase_pipe_dx16=3,bwd_phase_pipe_dx16_wg_max=512"
-    clnorm_context *on = phase_rule_context(DX16), *nores = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2"),
+    clnorm_context *on = phase_rule_context(DX16), *nores = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2,bwd_phase_pipe_dx16_nores_tpr=8"),
+                   *anytpr = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2"),
                    *same = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=4"),
                    *nodx16 = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=0,bwd_phase_pipe_dx16_nores=2"),
                    *nodx16_off = phase_rule_context("phase_vec_max=1,bwd_phase_pipe_dx16=0"),
@@ -2114,13 +2115,24 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
                    *rr_low = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=8192"),
                    *rr_held = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_reread_cols=13824,bwd_ncache_dx=4,bwd_tpr_max_cached=1024");
     /* 2-vector frames filled past 5/8: phased and pipelined; narrowed before */
-    const size_t filled[] = {315, 383, 767, 1535};
+    const size_t filled[] = {75, 121, 315, 383, 767, 1535};
     for (size_t i = 0; i < sizeof filled / sizeof filled[0]; ++i) {
         const clnorm_launch_info L = plan_of(nores, DX, filled[i], CLNORM_BF16), O = plan_of(on, DX, filled[i], CLNORM_BF16);
         ck_assert_msg(L.row_phase == 8 && L.register_cache == 2 && L.pipelined == 1, "cols %zu: phase %u, cache %u, pipelined %u",
                       filled[i], L.row_phase, L.register_cache, L.pipelined);
         ck_assert_msg(O.row_phase == 0 && O.vector_width == 1, "cols %zu without the key: phase %u", filled[i], O.row_phase);
     }
+    /* rows of fewer than bwd_phase_pipe_dx16_nores_tpr items (7: 1 item, 47 / 57: 4 items) keep
+     * their plans; pipelined in phases without that bound */
+    const size_t few[] = {7, 47, 57};
+    for (size_t i = 0; i < 3; ++i) {
+        const clnorm_launch_info L = plan_of(nores, DX, few[i], CLNORM_BF16), O = plan_of(on, DX, few[i], CLNORM_BF16),
+                                 A = plan_of(anytpr, DX, few[i], CLNORM_BF16);
+        ck_assert_msg(memcmp(&L, &O, sizeof L) == 0 && L.row_phase == 0, "cols %zu: phase %u", few[i], L.row_phase);
+        ck_assert_msg(A.row_phase == 8 && A.items_per_row < 8 && A.pipelined == 1, "cols %zu, any items: phase %u, %u items", few[i],
+                      A.row_phase, A.items_per_row);
+    }
+    clnorm_context_release(anytpr);
     /* bwd_phase_pipe_dx16 off: phased, not pipelined, whatever the depth key says */
     for (int r = 0; r < 2; ++r) {
         const clnorm_launch_info N = plan_of(nodx16, DX | (r ? RES : 0), 1023, CLNORM_BF16);
