@@ -113,7 +113,9 @@
  *     `bwd_phase_pipe_dx16_nores` (with `bwd_phase_pipe_dx16`, the calls without a residual
  *     gradient pipelined from this many vectors deep where that is fewer, in frames that fill
  *     more than 5/8 of the items' cached vectors; 0 = `bwd_phase_pipe_dx16`'s depth, up to 16;
- *     the NVIDIA row's 2, since 0.26.0), `bwd_phase_pipe_dx16_reread_cols` (with
+ *     the NVIDIA row's 2, since 0.26.0), `bwd_phase_pipe_dx16_nores_tpr` (that depth only in
+ *     rows of at least this many items; 0 = any, up to 1024; the NVIDIA row's 8),
+ *     `bwd_phase_pipe_dx16_reread_cols` (with
  *     `bwd_phase_pipe_dx16`, the calls without a residual gradient take row phases at any
  *     narrowed width, not only up to `phase_vec_max` elements, where the narrowed plan does not
  *     hold the row in registers, up to this many columns; 0 = none, up to 2^30; the NVIDIA
