@@ -11,14 +11,15 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
-# Session 33 (0.26.0, an H100; five device starts failed or were refused, so four calls): 0.25.0's
-# --full (docs/h100-full.json) and whole suite (122/122); the phased 16-bit dx-only calls without
-# a residual gradient pipelined from 2 vectors deep where the frame fills over 5/8 of the cache
-# (bwd_phase_pipe_dx16_nores 2) and at 2-element widths whose narrowed plan re-reads the row up
-# to 13824 columns (bwd_phase_pipe_dx16_reread_cols). Due next:
-#   - `full` and the whole `suite` on an H200 (none lent since session 30's one call);
-#   - the 0.26.0 rules at the widths they changed but were not measured at, if call 4 did not
-#     reach them (docs/PERFORMANCE.md, session 33): `survey` with
+# Session 33 (0.26.0, an H100; device starts failed or were refused eleven times, six calls ran):
+# 0.25.0's --full (docs/h100-full.json) and whole suite (122/122); the phased 16-bit dx-only calls
+# without a residual gradient pipelined from 2 vectors deep where the frame fills over 5/8 of the
+# cache and the row takes at least 8 items (bwd_phase_pipe_dx16_nores 2, _tpr 8) and at
+# 2-element widths whose narrowed plan re-reads the row up to 13824 columns
+# (bwd_phase_pipe_dx16_reread_cols). Due next:
+#   - `full` and the whole `suite` on an H200 (none lent since session 30's one call), and the
+#     whole suite of 0.26.0 (its last call ran 56 tests, all passed, before its time limit);
+#   - the 0.26.0 rules at more widths (75-99, 155-249, 2-element 10000-13800): `survey` with
 #       SURVEY_OPS='^backward_dx$' SURVEY_VARIANTS="new= old=bwd_phase_pipe_dx16_nores=0,bwd_phase_pipe_dx16_reread_cols=0";
 #   - dx_res at 2-vector widths (phased, not pipelined) reads 0.56-0.92 and lost 1-11 % pipelined:
 #     127 / 255 at 0.56 / 0.58 are its slowest;
