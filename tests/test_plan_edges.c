@@ -79,6 +79,22 @@ START_TEST(row_phase)
 }
 END_TEST
 
+/* The phased 16-bit dx-only plans of 0.26.0 (the NVIDIA row's bwd_phase_pipe_dx16_nores and
+ * _reread_cols, and the CI mirror of that row): 2-vector frames pipelined (121: 8 items per row,
+ * 315: 41 of 64 vectors) and, dense, 8194's 2-element rows in phases of period 4 (LAY_PHASE
+ * narrows every width here to one element); bf16 and f16, 40 and 17 rows, without and with the
+ * residual gradient (whose calls keep their plans), no weight: dx only. */
+static const size_t dx16_cols[] = {121, 315, 8194};
+START_TEST(row_phase_dx16)
+{
+    const int dt = _i % 2 ? DT_F16 : DT_BF16;
+    case_cfg c = case_basic((_i / 2) % 2 ? 17 : 40, dx16_cols[(_i / 4) % 3], dtcfg_act(dt), dtcfg_par(dt), AFF_NONE,
+                            (_i / 12) % 2 ? LAY_DENSE : LAY_PHASE, 0xd160u + (uint64_t)_i);
+    c.residual = (_i / 24) % 2 ? RES_SEPARATE : RES_NONE;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("plan_edges");
@@ -109,6 +125,7 @@ int main(void)
         tc = tcase_create("row_phase");
         tcase_set_timeout(tc, 600);
         tcase_add_loop_test(tc, row_phase, 0, 2 * (int)(NPHASE * DT_COUNT));
+        tcase_add_loop_test(tc, row_phase_dx16, 0, 48);
         suite_add_tcase(s, tc);
     } else {
         printf("test_plan_edges: row phases off in this device's plans: the row_phase cases skipped\n");
