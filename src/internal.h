@@ -243,6 +243,9 @@ typedef struct clnorm_op_params {
                                phase_pipe_dx16's depth) */
     unsigned phase_pipe_dx16_nores_tpr; /* that depth only in rows of at least this many items
                                (0: any) */
+    unsigned phase_pipe_dx16_keep_tpr; /* with phase_pipe_dx16, the calls without a residual
+                               gradient keep the narrowed plan where it holds the row in
+                               registers in at most this many items per row (0: no such bound) */
     unsigned phase_pipe_dx16_reread_cols; /* with phase_pipe_dx16, the calls without a residual
                                gradient take row phases at any narrowed width (not only up to
                                phase_vec_max elements) where the narrowed plan does not hold

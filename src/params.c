@@ -156,6 +156,14 @@
  * bound) unchanged; 2 elements, 9218 0.664 -> 0.737, 13822 0.683 -> 0.683
  * (phase_pipe_dx16_nores_tpr) */
 #define NV_PHASE_PIPE_DX16_NORES_TPR 8
+/* ... but not where the narrowed plan holds the row in registers in at most a warp's 32 items (its
+ * reductions within one warp): session 34, an H100, BF16 dx, 0.26.0 (phased, 8 items x 2 vectors)
+ * against the narrowed plan (1 element, 32 items x 3), two runs each: 75 0.467 / 0.508 (narrowed), 77
+ * 0.467 / 0.519, 83 0.505 / 0.550, 91 0.537 / 0.587, 95 0.554 / 0.606; from 97 the narrowed plan
+ * takes 64 items x 2 and the phases won: 99 0.356 -> 0.562, 103 0.369 -> 0.600, 111 0.396 -> 0.649,
+ * 155 (64 x 3) 0.399 -> 0.610, 201 0.359 -> 0.757, 249 (32 items, not cached) 0.577 -> 0.853
+ * (phase_pipe_dx16_keep_tpr) */
+#define NV_PHASE_PIPE_DX16_KEEP_TPR 32
 #define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
 /* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
  * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
@@ -193,6 +201,7 @@ static const clnorm_device_params table[] = {
              .phase_nofill16_tpr = NV_PHASE_NOFILL16_TPR, .phase_pipe_dx16 = NV_PHASE_PIPE_DX16,
              .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX, .phase_pipe_dx32 = NV_PHASE_PIPE_DX32,
              .phase_pipe_dx16_nores = NV_PHASE_PIPE_DX16_NORES, .phase_pipe_dx16_nores_tpr = NV_PHASE_PIPE_DX16_NORES_TPR,
+             .phase_pipe_dx16_keep_tpr = NV_PHASE_PIPE_DX16_KEEP_TPR,
              .phase_pipe_dx16_reread_cols = NV_PHASE_PIPE_DX16_REREAD_COLS},
      .workspace_cap = 64 * MiB,
     },
@@ -403,6 +412,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_pipe_dx32", &p->bwd.phase_pipe_dx32, 0, 1, false},
         {"bwd_phase_pipe_dx16_nores", &p->bwd.phase_pipe_dx16_nores, 0, 16, false},
         {"bwd_phase_pipe_dx16_nores_tpr", &p->bwd.phase_pipe_dx16_nores_tpr, 0, 1024, false},
+        {"bwd_phase_pipe_dx16_keep_tpr", &p->bwd.phase_pipe_dx16_keep_tpr, 0, 1024, false},
         {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
@@ -1273,6 +1283,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * 2 elements, session 33, NV_PHASE_PIPE_DX16_REREAD_COLS) */
     const bool reread_ok = pipe_only && cols <= ctx->params->bwd.phase_pipe_dx16_reread_cols;
     if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max && !reread_ok)
+        return false;
+    /* (phase_pipe_dx16_keep_tpr: ... but not where the narrowed plan holds the row in at most that
+     * many items; NV_PHASE_PIPE_DX16_KEEP_TPR) */
+    const unsigned keep_tpr = ctx->params->bwd.phase_pipe_dx16_keep_tpr;
+    if (pipe_only && nl.ncache && keep_tpr && nl.tpr <= keep_tpr)
         return false;
     /* (phase_vec_max, phase_cached_skip: where the narrowed plan holds the row in registers and
      * does as well; docs/PERFORMANCE.md, session 26. Where it does not, phases won: fp32 backward

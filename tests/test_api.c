@@ -2099,7 +2099,9 @@ END_TEST
  * at 32 items x 2: 315, 41 of 64 vectors, yes; 313, 40, no; 255, 33, no); dx_res, fp32 and the
  * calls with dweight/dbias keep their plans. bwd_phase_pipe_dx16_reread_cols C: the dx-only calls at any narrowed width take
  * phases where the narrowed plan re-reads the row, up to C columns (8194, 2 elements: phased
- * with period 4; 126, a narrowed plan that holds the row: kept) */
+ * with period 4; 126, a narrowed plan that holds the row: kept). bwd_phase_pipe_dx16_keep_tpr K:
+ * not where the narrowed plan holds the row in at most K items (75 / 95, 32 items x 3; 249's, 32
+ * items re-reading the row, phased) */
 START_TEST(plan_phase_pipe_dx16_nores_rule)
 {
     if (!groups_of_at_least(512, "plan_phase_pipe_dx16_nores_rule"))
@@ -2133,6 +2135,46 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
                       A.row_phase, A.items_per_row);
     }
     clnorm_context_release(anytpr);
+    /* bwd_phase_pipe_dx16_keep_tpr K: the narrowed plan kept where it holds the row in at most K
+     * items (75 / 95: 32 items x 3, kept at 32, phased at 16); 97 / 121 (64 items x 2) phased; 249
+     * (32 items, re-reading the row) phased; dx_res unchanged */
+    clnorm_context *keep = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2,bwd_phase_pipe_dx16_nores_tpr=8,bwd_phase_pipe_dx16_keep_tpr=32"),
+                   *keep16 = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2,bwd_phase_pipe_dx16_nores_tpr=8,bwd_phase_pipe_dx16_keep_tpr=16");
+    const size_t warp_cached[] = {75, 95};
+    for (size_t i = 0; i < 2; ++i) {
+        const clnorm_launch_info K = plan_of(keep, DX, warp_cached[i], CLNORM_BF16), O = plan_of(on, DX, warp_cached[i], CLNORM_BF16),
+                                 K16 = plan_of(keep16, DX, warp_cached[i], CLNORM_BF16);
+        ck_assert_msg(memcmp(&K, &O, sizeof K) == 0 && K.row_phase == 0 && K.items_per_row == 32 && K.register_cache == 3,
+                      "cols %zu kept: phase %u, %u items x %u", warp_cached[i], K.row_phase, K.items_per_row, K.register_cache);
+        ck_assert_msg(K16.row_phase == 8 && K16.pipelined == 1, "cols %zu, keep 16: phase %u", warp_cached[i], K16.row_phase);
+    }
+    const size_t past_warp[] = {97, 121, 249};
+    for (size_t i = 0; i < 3; ++i) {
+        const clnorm_launch_info K = plan_of(keep, DX, past_warp[i], CLNORM_BF16), N = plan_of(nores, DX, past_warp[i], CLNORM_BF16);
+        ck_assert_msg(memcmp(&K, &N, sizeof K) == 0 && K.row_phase == 8 && K.pipelined == 1, "cols %zu: phase %u", past_warp[i],
+                      K.row_phase);
+    }
+    const size_t short_cols[] = {1, 3, 7, 23, 31, 59, 63, 75, 95};
+    const int other_ops[] = {DX | RES, 1, 1 | RES};
+    for (size_t i = 0; i < sizeof short_cols / sizeof short_cols[0]; ++i)
+        for (int o = 0; o < 3; ++o) {
+            const clnorm_launch_info K = plan_of(keep, other_ops[o], short_cols[i], CLNORM_BF16),
+                                     N = plan_of(nores, other_ops[o], short_cols[i], CLNORM_BF16);
+            ck_assert_msg(memcmp(&K, &N, sizeof K) == 0, "op %d at %zu", other_ops[o], short_cols[i]);
+        }
+    /* ... only where it holds the row: with bwd_narrow_item_bytes 16, 249's narrowed plan takes 32
+     * items re-reading the row (NVIDIA's), phased all the same */
+    clnorm_context *keep_nib = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2,bwd_phase_pipe_dx16_nores_tpr=8,"
+                                                       "bwd_phase_pipe_dx16_keep_tpr=32,bwd_narrow_item_bytes=16"),
+                   *nib = phase_rule_context(DX16 ",bwd_narrow_item_bytes=16");
+    const clnorm_launch_info KN = plan_of(keep_nib, DX, 249, CLNORM_BF16), NN = plan_of(nib, DX, 249, CLNORM_BF16);
+    ck_assert_msg(NN.row_phase == 0 && NN.items_per_row == 32 && NN.register_cache == 0, "249 narrowed: phase %u, %u items x %u",
+                  NN.row_phase, NN.items_per_row, NN.register_cache);
+    ck_assert_msg(KN.row_phase == 8 && KN.pipelined == 1, "249 with bwd_narrow_item_bytes 16: phase %u", KN.row_phase);
+    clnorm_context_release(keep_nib);
+    clnorm_context_release(nib);
+    clnorm_context_release(keep);
+    clnorm_context_release(keep16);
     /* bwd_phase_pipe_dx16 off: phased, not pipelined, whatever the depth key says */
     for (int r = 0; r < 2; ++r) {
         const clnorm_launch_info N = plan_of(nodx16, DX | (r ? RES : 0), 1023, CLNORM_BF16);
