@@ -218,6 +218,13 @@ typedef struct clnorm_op_params {
                                pipe says (0: as pipe says) */
     unsigned phase_pipe16_res_wg_max; /* the same calls: not pipelined either where the
                                work-group takes more than this many items (0: no bound) */
+    unsigned phase_dx16_res_vec_max; /* backward in row phases, all-16-bit calls with a residual
+                               gradient and without dweight/dbias: phases only where the
+                               alignment narrows the vectors to at most this many elements
+                               (0: any) */
+    unsigned phase_dx16_res_deep; /* the same calls, where the alignment narrows the vectors to
+                               2 elements or more: phases only where the phased register cache
+                               is shallower than this many vectors (0: any depth) */
     unsigned phase_nofill16_tpr; /* backward in row phases, all-16-bit calls with dweight/dbias:
                                the fill rule (fill16) only where it ends at more than this many
                                items per row (0: wherever fill16 says) */

@@ -164,6 +164,18 @@
  * 155 (64 x 3) 0.399 -> 0.610, 201 0.359 -> 0.757, 249 (32 items, not cached) 0.577 -> 0.853
  * (phase_pipe_dx16_keep_tpr) */
 #define NV_PHASE_PIPE_DX16_KEEP_TPR 32
+/* The phased all-16-bit dx_res calls (with a residual gradient, without dweight/dbias) in long rows,
+ * where the narrowed plan re-reads the row: not where the alignment narrows the vectors to 4
+ * elements (phase_dx16_res_vec_max 2), nor to 2 where the phased cache would be 4 vectors deep
+ * (phase_dx16_res_deep 4; every such frame here takes 1024 items, 64 registers each). Session 34,
+ * an H100, BF16 dx_res, fraction of the copy, phased / narrowed, two runs each: 4 elements, 16388
+ * (1024 x 3) 0.660 / 0.704, 20484 0.681 / 0.725, 24580 (1024 x 4) 0.507 / 0.732, 28676 0.488 /
+ * 0.739; 2 elements, 24578 (1024 x 4) 0.488 / 0.579, 28674 0.486 / 0.582, but 1024 x 3 or 2
+ * phased won: 12290 0.690 / 0.627, 16386 0.618 / 0.560, 20482 0.669 / 0.567; 1 element, phased
+ * won at every depth: 12287 0.664 / 0.428, 16383 0.615 / 0.448, 20479 0.661 / 0.453, 24575
+ * (1024 x 4) 0.490 / 0.458, 28671 0.491 / 0.461 */
+#define NV_PHASE_DX16_RES_VEC_MAX 2
+#define NV_PHASE_DX16_RES_DEEP 4
 #define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
 /* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
  * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
@@ -202,6 +214,7 @@ static const clnorm_device_params table[] = {
              .phase_pipe_dx16_wg_max = NV_PHASE_PIPE_DX16_WG_MAX, .phase_pipe_dx32 = NV_PHASE_PIPE_DX32,
              .phase_pipe_dx16_nores = NV_PHASE_PIPE_DX16_NORES, .phase_pipe_dx16_nores_tpr = NV_PHASE_PIPE_DX16_NORES_TPR,
              .phase_pipe_dx16_keep_tpr = NV_PHASE_PIPE_DX16_KEEP_TPR,
+             .phase_dx16_res_vec_max = NV_PHASE_DX16_RES_VEC_MAX, .phase_dx16_res_deep = NV_PHASE_DX16_RES_DEEP,
              .phase_pipe_dx16_reread_cols = NV_PHASE_PIPE_DX16_REREAD_COLS},
      .workspace_cap = 64 * MiB,
     },
@@ -412,6 +425,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_pipe_dx32", &p->bwd.phase_pipe_dx32, 0, 1, false},
         {"bwd_phase_pipe_dx16_nores", &p->bwd.phase_pipe_dx16_nores, 0, 16, false},
         {"bwd_phase_pipe_dx16_nores_tpr", &p->bwd.phase_pipe_dx16_nores_tpr, 0, 1024, false},
+        {"bwd_phase_dx16_res_vec_max", &p->bwd.phase_dx16_res_vec_max, 0, 64, false},
+        {"bwd_phase_dx16_res_deep", &p->bwd.phase_dx16_res_deep, 0, 16, false},
         {"bwd_phase_pipe_dx16_keep_tpr", &p->bwd.phase_pipe_dx16_keep_tpr, 0, 1024, false},
         {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
@@ -1284,6 +1299,12 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const bool reread_ok = pipe_only && cols <= ctx->params->bwd.phase_pipe_dx16_reread_cols;
     if (pipe_only && ctx->params->phase_vec_max && narrow > ctx->params->phase_vec_max && !reread_ok)
         return false;
+    /* (phase_dx16_res_vec_max: the all-16-bit dx_res calls only where the alignment narrows the
+     * vectors to at most that many elements; NV_PHASE_DX16_RES_VEC_MAX) */
+    const bool dx16_res = !partials && has_dres && max_elem == 2;
+    const unsigned res_vec_max = ctx->params->bwd.phase_dx16_res_vec_max;
+    if (dx16_res && res_vec_max && narrow > res_vec_max)
+        return false;
     /* (phase_pipe_dx16_keep_tpr: ... but not where the narrowed plan holds the row in at most that
      * many items; NV_PHASE_PIPE_DX16_KEEP_TPR) */
     const unsigned keep_tpr = ctx->params->bwd.phase_pipe_dx16_keep_tpr;
@@ -1330,6 +1351,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     const bool reread = ctx->params->phase_reread && partials && !L.ncache && L.nacc && L.rpi == 1;
     if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned ||
         (pipe_only && !L.pipe))
+        return false;
+    /* (phase_dx16_res_deep: nor, narrowed to 2 elements or more, where the phased cache would be
+     * that deep; NV_PHASE_DX16_RES_DEEP) */
+    const unsigned res_deep = ctx->params->bwd.phase_dx16_res_deep;
+    if (dx16_res && res_deep && narrow >= 2 && L.ncache >= res_deep)
         return false;
     if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
         L.dxb = 1;

@@ -2092,6 +2092,65 @@ START_TEST(plan_phase_pipe_dx16_rule)
 }
 END_TEST
 
+/* bwd_phase_dx16_res_vec_max V and _deep D: the all-16-bit dx_res calls (a residual gradient, no
+ * dweight/dbias) take phases only where the alignment narrows the vectors to at most V elements,
+ * and, narrowed to 2 or more, only where the phased cache is shallower than D vectors. With
+ * NVIDIA's long-row keys (1024 items x 2-4 vectors of 8): 16388 / 28676 (4 elements) kept
+ * narrowed; 24578 (2 elements, 4 deep) kept; 12290 / 20482 (2 elements, 2 / 3 deep) and 24575 (1
+ * element, 4 deep) phased; dx, the calls with dweight/dbias and fp32 unchanged */
+START_TEST(plan_phase_dx16_res_rule)
+{
+    if (!groups_of_at_least(1024, "plan_phase_dx16_res_rule"))
+        return;
+    const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
+#define LONG_RES "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_nacc=8,bwd_target=2,bwd_target16=2,bwd_tpr_max_cached=1024,bwd_ncache_dx=4"
+    clnorm_context *off = phase_rule_context(LONG_RES), *both = phase_rule_context(LONG_RES ",bwd_phase_dx16_res_vec_max=2,bwd_phase_dx16_res_deep=4"),
+                   *vmax = phase_rule_context(LONG_RES ",bwd_phase_dx16_res_vec_max=2"),
+                   *deep = phase_rule_context(LONG_RES ",bwd_phase_dx16_res_deep=4"),
+                   *deep3 = phase_rule_context(LONG_RES ",bwd_phase_dx16_res_deep=3"),
+                   *nophase = phase_rule_context(LONG_RES ",phase=0");
+    const struct {
+        size_t cols;
+        unsigned narrow, depth;
+        bool vmax_kept, deep_kept, deep3_kept;
+    } cases[] = {{16388, 4, 3, true, false, true},  {28676, 4, 4, true, true, true},    {24578, 2, 4, false, true, true},
+                 {12290, 2, 2, false, false, false}, {20482, 2, 3, false, false, true}, {24575, 1, 4, false, false, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const size_t c = cases[i].cols;
+        const clnorm_launch_info O = plan_of(off, DX | RES, c, CLNORM_BF16), N = plan_of(nophase, DX | RES, c, CLNORM_BF16);
+        ck_assert_msg(O.row_phase > 1 && O.register_cache == cases[i].depth && N.row_phase == 0 && N.vector_width == cases[i].narrow,
+                      "%zu without the keys: phase %u, depth %u; narrowed to %u", c, O.row_phase, O.register_cache, N.vector_width);
+        const struct {
+            clnorm_context *ctx;
+            bool kept;
+            const char *name;
+        } rules[] = {{both, cases[i].vmax_kept || cases[i].deep_kept, "both"},
+                     {vmax, cases[i].vmax_kept, "vec_max 2"},
+                     {deep, cases[i].deep_kept, "deep 4"},
+                     {deep3, cases[i].deep3_kept, "deep 3"}};
+        for (int r = 0; r < 4; ++r) {
+            const clnorm_launch_info L = plan_of(rules[r].ctx, DX | RES, c, CLNORM_BF16);
+            ck_assert_msg(memcmp(&L, rules[r].kept ? &N : &O, sizeof L) == 0, "%zu under %s: phase %u, expected %s", c, rules[r].name,
+                          L.row_phase, rules[r].kept ? "the narrowed plan" : "phases");
+        }
+        /* dx, the calls with dweight/dbias (with and without the residual) and fp32: unchanged */
+        const int ops[] = {DX, 1, 1 | RES, DX | RES};
+        for (int o = 0; o < 4; ++o) {
+            const clnorm_dtype dt = ops[o] == (DX | RES) ? CLNORM_F32 : CLNORM_BF16;
+            const clnorm_launch_info B = plan_of(both, ops[o], c, dt), BO = plan_of(off, ops[o], c, dt);
+            ck_assert_msg(memcmp(&B, &BO, sizeof B) == 0, "op %d (dtype %d) at %zu changed", ops[o], (int)dt, c);
+        }
+    }
+#undef LONG_RES
+    clnorm_context_release(off);
+    clnorm_context_release(both);
+    clnorm_context_release(vmax);
+    clnorm_context_release(deep);
+    clnorm_context_release(deep3);
+    clnorm_context_release(nophase);
+}
+END_TEST
+
 /* bwd_phase_pipe_dx16_nores N (with _tpr T): the phased all-16-bit dx-only calls without a residual
  * gradient pipelined (so phased) from N vectors deep where that is below bwd_phase_pipe_dx16's
  * depth, in rows of at least T items and frames that fill more than 5/8 of the items' vectors
@@ -2520,6 +2579,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_row_phase_rule);
     tcase_add_test(tc, plan_phase_pipe_dx16_rule);
     tcase_add_test(tc, plan_phase_pipe_dx16_nores_rule);
+    tcase_add_test(tc, plan_phase_dx16_res_rule);
     tcase_add_test(tc, plan_narrow_bound_rules);
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_test(tc, phase_edges_follow_buffers);
