@@ -225,6 +225,11 @@ typedef struct clnorm_op_params {
     unsigned phase_dx16_res_deep; /* the same calls, where the alignment narrows the vectors to
                                2 elements or more: phases only where the phased register cache
                                is shallower than this many vectors (0: any depth) */
+    unsigned phase_dx32_deep; /* backward in row phases, calls with a 32-bit tensor and without
+                               dweight/dbias (with or without a residual gradient), where the
+                               alignment narrows the vectors to 2 elements or more: phases only
+                               where the phased register cache is shallower than this many
+                               vectors (0: any depth) */
     unsigned phase_nofill16_tpr; /* backward in row phases, all-16-bit calls with dweight/dbias:
                                the fill rule (fill16) only where it ends at more than this many
                                items per row (0: wherever fill16 says) */

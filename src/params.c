@@ -176,6 +176,14 @@
  * (1024 x 4) 0.490 / 0.458, 28671 0.491 / 0.461 */
 #define NV_PHASE_DX16_RES_VEC_MAX 2
 #define NV_PHASE_DX16_RES_DEEP 4
+/* ... and the same depth bound for the phased calls with a 32-bit tensor without dweight/dbias (dx
+ * and dx_res), narrowed to 2 elements (phase_dx32_deep 4). Session 34, an H100, F32, phased /
+ * narrowed, two runs each: 4 deep (1024 items), dx / dx_res 12290 0.747 / 0.887, 0.779 / 0.883;
+ * 14338 0.735 / 0.821, 0.745 / 0.820; 16378 0.741 / 0.804, 0.741 / 0.817; 3 deep, phased won:
+ * 8194 0.945 / 0.698, 0.927 / 0.796; 10242 0.934 / 0.712, 0.921 / 0.789; 12282 0.917 / 0.756,
+ * 0.908 / 0.793. Narrowed to 1 element, 4 deep, not in the rule: dx_res phased won (14335 0.746 /
+ * 0.688, 16381 0.732 / 0.663), dx mixed (14335 0.728 / 0.773, 16381 0.732 / 0.617) */
+#define NV_PHASE_DX32_DEEP 4
 #define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
 /* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
  * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
@@ -215,6 +223,7 @@ static const clnorm_device_params table[] = {
              .phase_pipe_dx16_nores = NV_PHASE_PIPE_DX16_NORES, .phase_pipe_dx16_nores_tpr = NV_PHASE_PIPE_DX16_NORES_TPR,
              .phase_pipe_dx16_keep_tpr = NV_PHASE_PIPE_DX16_KEEP_TPR,
              .phase_dx16_res_vec_max = NV_PHASE_DX16_RES_VEC_MAX, .phase_dx16_res_deep = NV_PHASE_DX16_RES_DEEP,
+             .phase_dx32_deep = NV_PHASE_DX32_DEEP,
              .phase_pipe_dx16_reread_cols = NV_PHASE_PIPE_DX16_REREAD_COLS},
      .workspace_cap = 64 * MiB,
     },
@@ -427,6 +436,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_pipe_dx16_nores_tpr", &p->bwd.phase_pipe_dx16_nores_tpr, 0, 1024, false},
         {"bwd_phase_dx16_res_vec_max", &p->bwd.phase_dx16_res_vec_max, 0, 64, false},
         {"bwd_phase_dx16_res_deep", &p->bwd.phase_dx16_res_deep, 0, 16, false},
+        {"bwd_phase_dx32_deep", &p->bwd.phase_dx32_deep, 0, 16, false},
         {"bwd_phase_pipe_dx16_keep_tpr", &p->bwd.phase_pipe_dx16_keep_tpr, 0, 1024, false},
         {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
@@ -1356,6 +1366,11 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
      * that deep; NV_PHASE_DX16_RES_DEEP) */
     const unsigned res_deep = ctx->params->bwd.phase_dx16_res_deep;
     if (dx16_res && res_deep && narrow >= 2 && L.ncache >= res_deep)
+        return false;
+    /* (phase_dx32_deep: the same for the calls with a 32-bit tensor without dweight/dbias;
+     * NV_PHASE_DX32_DEEP) */
+    const unsigned dx32_deep = ctx->params->bwd.phase_dx32_deep;
+    if (!partials && max_elem == 4 && dx32_deep && narrow >= 2 && L.ncache >= dx32_deep)
         return false;
     if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
         L.dxb = 1;

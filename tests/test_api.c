@@ -2097,10 +2097,11 @@ END_TEST
  * and, narrowed to 2 or more, only where the phased cache is shallower than D vectors. With
  * NVIDIA's long-row keys (1024 items x 2-4 vectors of 8): 16388 / 28676 (4 elements) kept
  * narrowed; 24578 (2 elements, 4 deep) kept; 12290 / 20482 (2 elements, 2 / 3 deep) and 24575 (1
- * element, 4 deep) phased; dx, the calls with dweight/dbias and fp32 unchanged */
-START_TEST(plan_phase_dx16_res_rule)
+ * element, 4 deep) phased; dx, the calls with dweight/dbias and fp32 unchanged. bwd_phase_dx32_deep:
+ * the depth bound for the fp32 dx and dx_res calls (below) */
+START_TEST(plan_phase_dx_deep_rule)
 {
-    if (!groups_of_at_least(1024, "plan_phase_dx16_res_rule"))
+    if (!groups_of_at_least(1024, "plan_phase_dx_deep_rule"))
         return;
     const int DX = CLNORM_PLAN_BACKWARD_DX, RES = CLNORM_PLAN_BACKWARD_RES;
 #define LONG_RES "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_nacc=8,bwd_target=2,bwd_target16=2,bwd_tpr_max_cached=1024,bwd_ncache_dx=4"
@@ -2141,6 +2142,34 @@ START_TEST(plan_phase_dx16_res_rule)
             ck_assert_msg(memcmp(&B, &BO, sizeof B) == 0, "op %d (dtype %d) at %zu changed", ops[o], (int)dt, c);
         }
     }
+    /* bwd_phase_dx32_deep D: the same depth bound for the calls with a 32-bit tensor without
+     * dweight/dbias (dx and dx_res), narrowed to 2 elements or more: fp32 12290 / 14338 (2
+     * elements, 4 deep) kept at 4; 10242 (3 deep) phased at 4, kept at 3; 12287 (1 element, 4
+     * deep) phased; the fp32 calls with dweight/dbias (10242) and the 16-bit dx_res (24578) as
+     * without the key */
+    clnorm_context *d32 = phase_rule_context(LONG_RES ",bwd_phase_dx32_deep=4"), *d32_3 = phase_rule_context(LONG_RES ",bwd_phase_dx32_deep=3");
+    const struct {
+        size_t cols;
+        bool kept4, kept3;
+    } f32_cases[] = {{12290, true, true}, {14338, true, true}, {10242, false, true}, {12287, false, false}};
+    for (size_t i = 0; i < sizeof f32_cases / sizeof f32_cases[0]; ++i)
+        for (int r = 0; r < 2; ++r) {
+            const size_t c = f32_cases[i].cols;
+            const int op = DX | (r ? RES : 0);
+            const clnorm_launch_info O = plan_of(off, op, c, CLNORM_F32), N = plan_of(nophase, op, c, CLNORM_F32),
+                                     L4 = plan_of(d32, op, c, CLNORM_F32), L3 = plan_of(d32_3, op, c, CLNORM_F32);
+            ck_assert_msg(O.row_phase > 1 && N.row_phase == 0, "fp32 op %d at %zu without the key: phase %u", op, c, O.row_phase);
+            ck_assert_msg(memcmp(&L4, f32_cases[i].kept4 ? &N : &O, sizeof L4) == 0, "fp32 op %d at %zu, depth 4: phase %u", op, c,
+                          L4.row_phase);
+            ck_assert_msg(memcmp(&L3, f32_cases[i].kept3 ? &N : &O, sizeof L3) == 0, "fp32 op %d at %zu, depth 3: phase %u", op, c,
+                          L3.row_phase);
+        }
+    const clnorm_launch_info P3 = plan_of(d32_3, 1, 10242, CLNORM_F32), PO = plan_of(off, 1, 10242, CLNORM_F32);
+    ck_assert_msg(PO.row_phase > 1 && memcmp(&P3, &PO, sizeof P3) == 0, "fp32 backward at 10242: phase %u", P3.row_phase);
+    const clnorm_launch_info H3 = plan_of(d32_3, DX | RES, 24578, CLNORM_BF16), HO = plan_of(off, DX | RES, 24578, CLNORM_BF16);
+    ck_assert_msg(HO.row_phase > 1 && memcmp(&H3, &HO, sizeof H3) == 0, "bf16 dx_res at 24578: phase %u", H3.row_phase);
+    clnorm_context_release(d32);
+    clnorm_context_release(d32_3);
 #undef LONG_RES
     clnorm_context_release(off);
     clnorm_context_release(both);
@@ -2579,7 +2608,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_row_phase_rule);
     tcase_add_test(tc, plan_phase_pipe_dx16_rule);
     tcase_add_test(tc, plan_phase_pipe_dx16_nores_rule);
-    tcase_add_test(tc, plan_phase_dx16_res_rule);
+    tcase_add_test(tc, plan_phase_dx_deep_rule);
     tcase_add_test(tc, plan_narrow_bound_rules);
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_test(tc, phase_edges_follow_buffers);
