@@ -11,6 +11,18 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 34 (0.27.0, an H100, ten calls): 0.26.0's whole suite (122/122); narrowed plans kept
+# where the phases lost: 16-bit dx rows held in a warp's 32 items (bwd_phase_pipe_dx16_keep_tpr),
+# long 16-bit dx_res rows at 4-element widths and 2-element ones 4 vectors deep
+# (bwd_phase_dx16_res_vec_max, _deep), fp32 dx / dx_res at 2-element widths 4 deep
+# (bwd_phase_dx32_deep). Due next:
+#   - the whole suite of 0.27.0 (its rules ran test_api / test_backward / test_plan_edges /
+#     test_failures only), and `full` and `suite` on an H200;
+#   - the long one-element and 4-element rows still read 0.45-0.74 (BF16 dx 16388-28676 0.61-0.67,
+#     dx_res 0.70-0.74; F32 dx 16381-24575 0.52-0.73): their 1024-item plans; the phased 1024 x 4
+#     cache's registers (-cl-nv-verbose, the `ptx` stage) before any new layout;
+#   - F32 dx at one-element widths 4 deep was mixed (12287 / 14335 narrowed won by 5 %, 16381 phased
+#     by 19 %).
 # Session 33 (0.26.0, an H100; device starts failed or were refused eleven times, six calls ran):
 # 0.25.0's --full (docs/h100-full.json) and whole suite (122/122); the phased 16-bit dx-only calls
 # without a residual gradient pipelined from 2 vectors deep where the frame fills over 5/8 of the

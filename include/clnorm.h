@@ -119,7 +119,17 @@
  *     `bwd_phase_pipe_dx16`, the calls without a residual gradient take row phases at any
  *     narrowed width, not only up to `phase_vec_max` elements, where the narrowed plan does not
  *     hold the row in registers, up to this many columns; 0 = none, up to 2^30; the NVIDIA
- *     row's 13824, since 0.26.0),
+ *     row's 13824, since 0.26.0), `bwd_phase_pipe_dx16_keep_tpr` (with `bwd_phase_pipe_dx16`,
+ *     the calls without a residual gradient keep the narrowed plan where it holds the row in
+ *     registers in at most this many items per row; 0 = no such bound, up to 1024; the NVIDIA
+ *     row's 32, since 0.27.0), `bwd_phase_dx16_res_vec_max` (the backward in row phases,
+ *     all-16-bit calls with a residual gradient and without dweight/dbias: phases only where the
+ *     alignment narrows the vectors to at most this many elements; 0 = any, up to 64; the NVIDIA
+ *     row's 2, since 0.27.0), `bwd_phase_dx16_res_deep` (the same calls, narrowed to 2 elements
+ *     or more: phases only where the phased register cache is shallower than this many vectors;
+ *     0 = any depth, up to 16; the NVIDIA row's 4, since 0.27.0), `bwd_phase_dx32_deep` (the
+ *     same depth bound for the calls with a 32-bit tensor without dweight/dbias, with or without
+ *     a residual gradient; 0 = any depth, up to 16; the NVIDIA row's 4, since 0.27.0),
  *     `bwd_phase_pipe_dx32` (1: the backward in row phases, calls with a 32-bit tensor (fp32
  *     rows, or 16-bit rows with an fp32 weight or bias), without dweight/dbias and without a
  *     residual gradient: pipelined where the row takes `bwd_tpr_max` items, whatever `bwd_pipe`
