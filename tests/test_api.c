@@ -2188,8 +2188,8 @@ END_TEST
  * calls with dweight/dbias keep their plans. bwd_phase_pipe_dx16_reread_cols C: the dx-only calls at any narrowed width take
  * phases where the narrowed plan re-reads the row, up to C columns (8194, 2 elements: phased
  * with period 4; 126, a narrowed plan that holds the row: kept). bwd_phase_pipe_dx16_keep_tpr K:
- * not where the narrowed plan holds the row in at most K items (75 / 95, 32 items x 3; 249's, 32
- * items re-reading the row, phased) */
+ * not where the narrowed plan holds the row in at most K items (75 / 95, 32 items x 3, kept; with
+ * bwd_narrow_item_bytes 16, 249's narrowed plan takes 32 items re-reading the row: phased) */
 START_TEST(plan_phase_pipe_dx16_nores_rule)
 {
     if (!groups_of_at_least(512, "plan_phase_pipe_dx16_nores_rule"))
@@ -2224,8 +2224,8 @@ START_TEST(plan_phase_pipe_dx16_nores_rule)
     }
     clnorm_context_release(anytpr);
     /* bwd_phase_pipe_dx16_keep_tpr K: the narrowed plan kept where it holds the row in at most K
-     * items (75 / 95: 32 items x 3, kept at 32, phased at 16); 97 / 121 (64 items x 2) phased; 249
-     * (32 items, re-reading the row) phased; dx_res unchanged */
+     * items (75 / 95: 32 items x 3, kept at 32, phased at 16); 97 / 121 (64 items x 2) and 249
+     * (128 items x 2) phased; the other ops unchanged */
     clnorm_context *keep = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2,bwd_phase_pipe_dx16_nores_tpr=8,bwd_phase_pipe_dx16_keep_tpr=32"),
                    *keep16 = phase_rule_context(DX16 ",bwd_phase_pipe_dx16_nores=2,bwd_phase_pipe_dx16_nores_tpr=8,bwd_phase_pipe_dx16_keep_tpr=16");
     const size_t warp_cached[] = {75, 95};
