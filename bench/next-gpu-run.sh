@@ -20,7 +20,9 @@
 #     test_failures only), and `full` and `suite` on an H200;
 #   - the long one-element and 4-element rows still read 0.45-0.74 (BF16 dx 16388-28676 0.61-0.67,
 #     dx_res 0.70-0.74; F32 dx 16381-24575 0.52-0.73): their 1024-item plans; the phased 1024 x 4
-#     cache's registers (-cl-nv-verbose, the `ptx` stage) before any new layout;
+#     cache's registers before any new layout (the 64-register reading is unmeasured):
+#       CLNORM_TUNE=bwd_phase_dx16_res_vec_max=0,bwd_phase_dx16_res_deep=0 \
+#       PTX_SHAPES="5460x24580 5460x24578 10920x12290" bash bench/next-gpu-run.sh ptx
 #   - F32 dx at one-element widths 4 deep was mixed (12287 / 14335 narrowed won by 5 %, 16381 phased
 #     by 19 %).
 # Session 33 (0.26.0, an H100; device starts failed or were refused eleven times, six calls ran):
