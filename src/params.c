@@ -156,6 +156,7 @@
  * bound) unchanged; 2 elements, 9218 0.664 -> 0.737, 13822 0.683 -> 0.683
  * (phase_pipe_dx16_nores_tpr) */
 #define NV_PHASE_PIPE_DX16_NORES_TPR 8
+#define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
 /* ... but not where the narrowed plan holds the row in registers in at most a warp's 32 items (its
  * reductions within one warp): session 34, an H100, BF16 dx, 0.26.0 (phased, 8 items x 2 vectors)
  * against the narrowed plan (1 element, 32 items x 3), two runs each: 75 0.467 / 0.508 (narrowed), 77
@@ -164,6 +165,15 @@
  * 155 (64 x 3) 0.399 -> 0.610, 201 0.359 -> 0.757, 249 (32 items, not cached) 0.577 -> 0.853
  * (phase_pipe_dx16_keep_tpr) */
 #define NV_PHASE_PIPE_DX16_KEEP_TPR 32
+/* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
+ * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
+ * tpr_max_cached, lost). Session 32, an H100, F32 dx, fraction of the copy,
+ * 0.24.0 -> pipelined, two runs each: 3583 (512 x 2) 0.833 / 0.831 -> 0.967 / 0.966, 4095 (512 x
+ * 3) 0.853 / 0.851 -> 0.976 / 0.981, 6001 (512 x 3) 0.959 / 0.960 -> 0.971 / 0.971, 2559 (256 x
+ * 3) 0.964 / 0.970 -> 0.972 / 0.968, 3001 (256 x 3) 0.981 / 0.988 -> 0.970 / 0.967; 1024-item
+ * groups lost (8191 0.934 -> 0.633, 12287 0.720 -> 0.400), and so did dx_res (4095 0.974 ->
+ * 0.844, 2559 / 6001 1.003 / 1.005 -> 0.967 / 0.964) */
+#define NV_PHASE_PIPE_DX32 1
 /* The phased all-16-bit dx_res calls (with a residual gradient, without dweight/dbias) in long rows,
  * where the narrowed plan re-reads the row: not where the alignment narrows the vectors to 4
  * elements (phase_dx16_res_vec_max 2), nor to 2 where the phased cache would be 4 vectors deep
@@ -184,16 +194,6 @@
  * 0.908 / 0.793. Narrowed to 1 element, 4 deep, not in the rule: dx_res phased won (14335 0.746 /
  * 0.688, 16381 0.732 / 0.663), dx mixed (14335 0.728 / 0.773, 16381 0.732 / 0.617) */
 #define NV_PHASE_DX32_DEEP 4
-#define NV_PHASE_PIPE_DX16_REREAD_COLS 13824
-/* ... and the phased fp32 calls with dx only (no residual gradient) pipelined where the row
- * takes the table's most items, 512 (phase_pipe_dx32; 1024 where the row is cached,
- * tpr_max_cached, lost). Session 32, an H100, F32 dx, fraction of the copy,
- * 0.24.0 -> pipelined, two runs each: 3583 (512 x 2) 0.833 / 0.831 -> 0.967 / 0.966, 4095 (512 x
- * 3) 0.853 / 0.851 -> 0.976 / 0.981, 6001 (512 x 3) 0.959 / 0.960 -> 0.971 / 0.971, 2559 (256 x
- * 3) 0.964 / 0.970 -> 0.972 / 0.968, 3001 (256 x 3) 0.981 / 0.988 -> 0.970 / 0.967; 1024-item
- * groups lost (8191 0.934 -> 0.633, 12287 0.720 -> 0.400), and so did dx_res (4095 0.974 ->
- * 0.844, 2559 / 6001 1.003 / 1.005 -> 0.967 / 0.964) */
-#define NV_PHASE_PIPE_DX32 1
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -434,11 +434,11 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_phase_pipe_dx32", &p->bwd.phase_pipe_dx32, 0, 1, false},
         {"bwd_phase_pipe_dx16_nores", &p->bwd.phase_pipe_dx16_nores, 0, 16, false},
         {"bwd_phase_pipe_dx16_nores_tpr", &p->bwd.phase_pipe_dx16_nores_tpr, 0, 1024, false},
+        {"bwd_phase_pipe_dx16_keep_tpr", &p->bwd.phase_pipe_dx16_keep_tpr, 0, 1024, false},
+        {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_dx16_res_vec_max", &p->bwd.phase_dx16_res_vec_max, 0, 64, false},
         {"bwd_phase_dx16_res_deep", &p->bwd.phase_dx16_res_deep, 0, 16, false},
         {"bwd_phase_dx32_deep", &p->bwd.phase_dx32_deep, 0, 16, false},
-        {"bwd_phase_pipe_dx16_keep_tpr", &p->bwd.phase_pipe_dx16_keep_tpr, 0, 1024, false},
-        {"bwd_phase_pipe_dx16_reread_cols", &p->bwd.phase_pipe_dx16_reread_cols, 0, 1u << 30, false},
         {"bwd_phase_nofill16_tpr", &p->bwd.phase_nofill16_tpr, 0, 1024, false},
         {"phase_vec_max", &p->phase_vec_max, 0, 64, false},
         {"phase_cached_skip", &p->phase_cached_skip, 0, 1023, false},
@@ -1362,15 +1362,14 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
     if (L.vec != wide || (!L.ncache && !reread) || L.chan || L.colsweep || L.local_row || L.unaligned ||
         (pipe_only && !L.pipe))
         return false;
-    /* (phase_dx16_res_deep: nor, narrowed to 2 elements or more, where the phased cache would be
-     * that deep; NV_PHASE_DX16_RES_DEEP) */
-    const unsigned res_deep = ctx->params->bwd.phase_dx16_res_deep;
-    if (dx16_res && res_deep && narrow >= 2 && L.ncache >= res_deep)
-        return false;
-    /* (phase_dx32_deep: the same for the calls with a 32-bit tensor without dweight/dbias;
-     * NV_PHASE_DX32_DEEP) */
-    const unsigned dx32_deep = ctx->params->bwd.phase_dx32_deep;
-    if (!partials && max_elem == 4 && dx32_deep && narrow >= 2 && L.ncache >= dx32_deep)
+    /* (phase_dx16_res_deep, phase_dx32_deep: the calls without dweight/dbias, 16-bit dx_res and
+     * those with a 32-bit tensor, narrowed to 2 elements or more: not where the phased cache would
+     * be that deep; NV_PHASE_DX16_RES_DEEP, NV_PHASE_DX32_DEEP) */
+    const unsigned deep = partials    ? 0
+                          : max_elem == 4 ? ctx->params->bwd.phase_dx32_deep
+                          : dx16_res      ? ctx->params->bwd.phase_dx16_res_deep
+                                          : 0;
+    if (deep && narrow >= 2 && L.ncache >= deep)
         return false;
     if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
         L.dxb = 1;
