@@ -776,8 +776,11 @@ typedef struct clnorm_launch_info {
                                          first read, so that the second read takes only dy (and
                                          the residual gradient) for them; reread_batch is then
                                          at least 1 (table key `bwd_xkeep`, at most
-                                         reread_vectors). 0: x is read twice (0.28 appended this
-                                         field) */
+                                         reread_vectors). The forward with one_read_stats: this
+                                         many of each item's first vectors (whole chunks of
+                                         one_read_stats) kept by the statistics' read, so that y's
+                                         read takes only the rest (table key `fwd_xkeep`). 0: x
+                                         is read twice (0.28 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx
