@@ -312,7 +312,12 @@
  *     hold the same number of vectors: the mean and the variance from one read of the row, in
  *     chunks of at most this many vectors, the largest power of two that divides an item's
  *     vectors; see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two up to
- *     16). `clnorm-bench --tune` times a built-in grid of them
+ *     16) with `fwd_xkeep` (those calls: the read for the statistics keeps up to this many of
+ *     each item's first vectors, whole chunks, for y's; 0 = off, else up to 64), and `bwd_xkeep`
+ *     (calls without dweight/dbias, and the column sweep's dx, whose row is read twice: up to
+ *     this many of each item's x vectors kept by the first read, the second reading only dy and
+ *     the residual gradient there; 0 = off, else up to 16; see `kept_x_vectors` in
+ *     #clnorm_launch_info). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows the effect of the shape keys (not of the `*_bfly_*` keys or of the
  *     mode keys `shfl`, `cvt`, `contig`, `perm`, `zext`, `x86bf16`, `packed`, `nt_kib`, `nt_unaligned_bytes`,
