@@ -96,7 +96,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey|grid}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -298,6 +298,17 @@ survey)
         done
       done
     done | tee -a "$out/survey_${SURVEY_DTYPE:-bf16}.txt"
+    ;;
+grid)
+    # --tune over given grids (GRID_FWD / GRID_BWD / GRID_DX / GRID_RES: ';'-separated CLNORM_TUNE
+    # candidates, repeated in the grid to alternate them; unset: that op is not timed) at
+    # GRID_SHAPES (RxC) in GRID_DTYPE; one process per shape, the candidates' lines as they come
+    for s in ${GRID_SHAPES:-2048x65536}; do
+        CLNORM_BENCH_TUNE_FWD="${GRID_FWD:-}" CLNORM_BENCH_TUNE_BWD="${GRID_BWD:-}" \
+            ${GRID_DX:+CLNORM_BENCH_TUNE_DX="$GRID_DX"} ${GRID_RES:+CLNORM_BENCH_TUNE_RES="$GRID_RES"} \
+            timeout ${GRID_TIMEOUT:-120} "$b/clnorm-bench" --device nvidia --tune --reps ${GRID_REPS:-10} \
+            --dtype ${GRID_DTYPE:-f32} --shape "$s" 2>&1 | grep -E '^tune|rror' | tee -a "$out/grid_${GRID_DTYPE:-f32}.txt"
+    done
     ;;
 full)
     # The headline table (`--full`, every op checked against the float64 reference) and the
