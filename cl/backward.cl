@@ -112,8 +112,12 @@ typedef float8 sums_t;
 /* XKEEP (the twice-read regime without per-group sums, PARTIALS 0: dx-only calls and the column
  * sweep's dx; host-chosen): the first read keeps x's first XKEEP vectors of the item, as stored,
  * in the registers the dweight/dbias sums would take, and dx's second read takes only dy (and the
- * residual gradient) there: 4 tensors' bytes instead of 5 where the second read costs what a read
- * from memory does. The batches index the kept vectors at compile time, hence DXB. */
+ * residual gradient) there: 4 tensors' bytes instead of 5 (5 instead of 6 with the residual
+ * gradient) where the second read costs what a read from memory does. The batches index the kept
+ * vectors at compile time, hence DXB. */
+#if defined(XKEEP) && XKEEP > 0 && (NCACHE != 0 || NACC == 0 || PARTIALS)
+#error "XKEEP is for the twice-read regime without per-group sums"
+#endif
 #if defined(XKEEP) && XKEEP > 0 && NCACHE == 0 && NACC > 0 && !PARTIALS
 #ifndef DXB
 #error "XKEEP needs DXB"

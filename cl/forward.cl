@@ -35,13 +35,16 @@
  * once more, for y: two reads instead of three (on the H200 the later reads came from L2 at
  * close to the cost of a read from memory). */
 #ifdef FWD_CHAN
-#if NCACHE != 0 || defined(PIPE) || defined(LOCAL_ROW) || (TPR & (TPR - 1)) != 0
-#error "FWD_CHAN is for the streaming shape with TPR a power of two"
+#if NCACHE != 0 || defined(PIPE) || defined(LOCAL_ROW) || defined(UNALIGNED) || (TPR & (TPR - 1)) != 0
+#error "FWD_CHAN is for the aligned streaming shape with TPR a power of two"
 #endif
 #endif
 /* FWD_XKEEP (with FWD_CHAN, host-chosen): the statistics' read keeps the item's first FWD_XKEEP
  * vectors (whole chunks) in registers, x - shift, and y's read takes only the rest: the row's
  * bytes read 1 + (1 - kept share) times instead of twice */
+#if defined(FWD_XKEEP) && FWD_XKEEP > 0 && !defined(FWD_CHAN)
+#error "FWD_XKEEP is for the one-read statistics (FWD_CHAN)"
+#endif
 #if defined(FWD_CHAN) && defined(FWD_XKEEP) && FWD_XKEEP > 0
 #if FWD_XKEEP % FWD_CHAN != 0
 #error "FWD_XKEEP keeps whole chunks"

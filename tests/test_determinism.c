@@ -138,11 +138,11 @@ static char *save_env(const char *name)
     return v ? strdup(v) : NULL;
 }
 
-/* A context on the test context's queue with the CPU row of the table and CLNORM_TUNE = tune */
-static clnorm_context *cpu_row_context(const char *tune)
+/* A context on the test context's queue with the table row of class cls and CLNORM_TUNE = tune */
+static clnorm_context *row_context(const char *cls_name, const char *tune)
 {
     char *cls = save_env("CLNORM_DEVICE_CLASS"), *old = save_env("CLNORM_TUNE");
-    setenv("CLNORM_DEVICE_CLASS", "cpu", 1);
+    setenv("CLNORM_DEVICE_CLASS", cls_name, 1);
     setenv("CLNORM_TUNE", tune, 1);
     clnorm_context *ctx = NULL;
     const clnorm_status st = clnorm_context_create_from_queue(clnorm_context_queue(test_context()), &ctx);
@@ -181,9 +181,14 @@ static unsigned char *extent_bytes(const tview *v, size_t *n)
     return out;
 }
 
-static void run_both(const case_cfg *cfg, int backward, const char *many_tune, const char *one_tune)
+/* Checks the plans two contexts give the call p makes (a, b: clnorm_launch_plan's), before it runs */
+typedef void (*plans_check)(const problem *p, const clnorm_launch_info *a, const clnorm_launch_info *b);
+
+/* Runs cfg through ctx (a) and other (b) on the same buffers: both against float64, and every
+ * output byte of b's run (its extent, padding included) must be a's. (what_a / what_b name them.) */
+static void run_pair(const case_cfg *cfg, int backward, clnorm_context *ctx, clnorm_context *one, plans_check check,
+                     const char *what_a, const char *what_b)
 {
-    clnorm_context *ctx = cpu_row_context(many_tune), *one = cpu_row_context(one_tune);
     problem *p = xmalloc(sizeof *p);
     if (backward)
         bwd_setup(p, ctx, cfg);
@@ -192,17 +197,7 @@ static void run_both(const case_cfg *cfg, int backward, const char *many_tune, c
     clnorm_launch_info many, single;
     CLNORM_OK(ctx, clnorm_launch_plan(ctx, plan_kind(p), cfg->rows, cfg->cols, widest(p), &many));
     CLNORM_OK(one, clnorm_launch_plan(one, plan_kind(p), cfg->rows, cfg->cols, widest(p), &single));
-    ck_assert_msg(single.rows_per_item == 1, "%s: the one-row context plans %u rows per item", p->what,
-                  single.rows_per_item);
-    /* On CPU devices the tunes must give several rows per item in the same kernel shape (the
-     * forward: both with the local row), or this test would compare a kernel with itself (on
-     * other devices, where the CPU row's local rows are off, the two contexts run what they plan) */
-    if (test_device_is_cpu()) {
-        ck_assert_msg(many.rows_per_item > 1, "%s: the several-rows context plans one row per item", p->what);
-        ck_assert_msg((backward || (many.local_row && single.local_row)) && many.vector_width == single.vector_width &&
-                          many.unaligned == single.unaligned && many.items_per_row == 1 && single.items_per_row == 1,
-                      "%s: the two plans differ in more than the rows per item", p->what);
-    }
+    check(p, &many, &single);
 
     const tview *outs[3] = {backward ? &p->dx : &p->y, backward ? NULL : &p->mean, backward ? NULL : &p->rstd};
     unsigned char *first[3] = {NULL, NULL, NULL};
@@ -214,8 +209,7 @@ static void run_both(const case_cfg *cfg, int backward, const char *many_tune, c
         CLNORM_OK(c, backward ? bwd_enqueue(p, c, 0, NULL, &ev) : fwd_enqueue(p, c, 0, NULL, &ev));
         wait_and_release(ev);
         const size_t bad = problem_check(p, c);
-        ck_assert_msg(bad == 0, "%s: %s: %zu mismatches (details above)", p->what,
-                      pass ? "one row per item" : "several rows per item", bad);
+        ck_assert_msg(bad == 0, "%s: %s: %zu mismatches (details above)", p->what, pass ? what_b : what_a, bad);
         for (int i = 0; i < 3; ++i) {
             if (!outs[i] || !outs[i]->buf)
                 continue;
@@ -226,8 +220,8 @@ static void run_both(const case_cfg *cfg, int backward, const char *many_tune, c
                 for (size_t k = 0; k < n; ++k)
                     if (first[i][k] != got[k] && differ++ == 0)
                         at = k;
-                ck_assert_msg(differ == 0, "%s: %s: %zu bytes differ between %u rows per item and one (first at byte %zu)",
-                              p->what, outs[i]->name, differ, many.rows_per_item, at);
+                ck_assert_msg(differ == 0, "%s: %s: %zu bytes differ between %s and %s (first at byte %zu)", p->what,
+                              outs[i]->name, differ, what_a, what_b, at);
                 free(first[i]);
                 free(got);
             } else {
@@ -237,6 +231,29 @@ static void run_both(const case_cfg *cfg, int backward, const char *many_tune, c
     }
     problem_free(p);
     free(p);
+}
+
+/* run_both's plans: one row per item against several in the same kernel shape */
+static void rows_per_item_plans(const problem *p, const clnorm_launch_info *many, const clnorm_launch_info *single)
+{
+    ck_assert_msg(single->rows_per_item == 1, "%s: the one-row context plans %u rows per item", p->what,
+                  single->rows_per_item);
+    /* On CPU devices the tunes must give several rows per item in the same kernel shape (the
+     * forward: both with the local row), or this test would compare a kernel with itself (on
+     * other devices, where the CPU row's local rows are off, the two contexts run what they plan) */
+    if (test_device_is_cpu()) {
+        ck_assert_msg(many->rows_per_item > 1, "%s: the several-rows context plans one row per item", p->what);
+        ck_assert_msg((p->backward || (many->local_row && single->local_row)) &&
+                          many->vector_width == single->vector_width && many->unaligned == single->unaligned &&
+                          many->items_per_row == 1 && single->items_per_row == 1,
+                      "%s: the two plans differ in more than the rows per item", p->what);
+    }
+}
+
+static void run_both(const case_cfg *cfg, int backward, const char *many_tune, const char *one_tune)
+{
+    clnorm_context *ctx = row_context("cpu", many_tune), *one = row_context("cpu", one_tune);
+    run_pair(cfg, backward, ctx, one, rows_per_item_plans, "several rows per item", "one row per item");
     clnorm_context_release(one);
     clnorm_context_release(ctx);
 }
@@ -285,6 +302,50 @@ START_TEST(rows_per_item_backward)
 }
 END_TEST
 
+/* x kept in registers by the first read (bwd_xkeep: the twice-read dx kernel without per-group
+ * sums, dx-only calls and the column sweep's dx; fwd_xkeep: the one-read statistics' forward)
+ * must give the bits of reading it again: the same kernel shape under the GPU row, with and
+ * without the keep, on the same buffers (in-place calls: dx over the residual gradient, y over x) */
+#define KEEP_BASE                                                                                  \
+    "bwd_ncache=0,bwd_ncache_dx=0,bwd_target=8,bwd_dxb_dx=2,bwd_colsweep_cols=2048,bwd_colsweep16_cols=2048," \
+    "fwd_ncache=0,fwd_chan=2,fwd_chan16=1"
+static void kept_plans(const problem *p, const clnorm_launch_info *kept, const clnorm_launch_info *plain)
+{
+    ck_assert_msg(kept->kept_x_vectors > 0 && plain->kept_x_vectors == 0, "%s: kept %u / %u vectors", p->what,
+                  kept->kept_x_vectors, plain->kept_x_vectors);
+    ck_assert_msg(kept->vector_width == plain->vector_width && kept->items_per_row == plain->items_per_row &&
+                      kept->reread_vectors == plain->reread_vectors && kept->one_read_stats == plain->one_read_stats &&
+                      kept->column_sweep == plain->column_sweep,
+                  "%s: the two plans differ in more than the kept vectors", p->what);
+}
+
+START_TEST(kept_x_bitwise)
+{
+    clnorm_context *kept = row_context("gpu", KEEP_BASE ",bwd_xkeep=3,fwd_xkeep=2"),
+                   *plain = row_context("gpu", KEEP_BASE ",bwd_xkeep=0,fwd_xkeep=0");
+    static const struct {
+        size_t rows, cols;
+        clnorm_dtype dt;
+        int backward, affine, residual, inplace;
+    } k[] = {
+        {37, 1024, CLNORM_F32, 1, AFF_NONE, RES_NONE, 0},    /* dx only, 3 of 8 vectors kept */
+        {29, 1024, CLNORM_BF16, 1, AFF_NONE, RES_INPLACE, 0}, /* dx over the residual gradient, all kept */
+        {19, 4096, CLNORM_F32, 1, AFF_GRADS, RES_SEPARATE, 0}, /* the column sweep's dx */
+        {33, 4096, CLNORM_F32, 0, AFF_WB, RES_NONE, 1},      /* the forward in place, 2 of 4 */
+        {35, 1024, CLNORM_BF16, 0, AFF_B, RES_NONE, 0},      /* ... 16-bit, chunks of 1 */
+    };
+    for (size_t i = 0; i < sizeof k / sizeof *k; ++i) {
+        case_cfg c = case_basic(k[i].rows, k[i].cols, k[i].dt, k[i].dt, k[i].affine, LAY_DENSE, 0x1e70 + i);
+        c.residual = k[i].residual;
+        c.inplace = k[i].inplace;
+        c.stats = STATS_BOTH;
+        run_pair(&c, k[i].backward, kept, plain, kept_plans, "x kept", "x read again");
+    }
+    clnorm_context_release(plain);
+    clnorm_context_release(kept);
+}
+END_TEST
+
 static Suite *determinism_suite(void)
 {
     Suite *s = suite_create("determinism");
@@ -302,6 +363,10 @@ static Suite *determinism_suite(void)
         tcase_set_timeout(tc, 300);
         tcase_add_test(tc, rows_per_item_forward);
         tcase_add_test(tc, rows_per_item_backward);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("kept_x");
+        tcase_set_timeout(tc, 300);
+        tcase_add_test(tc, kept_x_bitwise);
         suite_add_tcase(s, tc);
     }
     return s;
