@@ -324,8 +324,9 @@ grid)
     # candidates, repeated in the grid to alternate them; unset: that op is not timed) at
     # GRID_SHAPES (RxC) in GRID_DTYPE; one process per shape, the candidates' lines as they come
     for s in ${GRID_SHAPES:-2048x65536}; do
-        CLNORM_BENCH_TUNE_FWD="${GRID_FWD:-}" CLNORM_BENCH_TUNE_BWD="${GRID_BWD:-}" \
-            ${GRID_DX:+CLNORM_BENCH_TUNE_DX="$GRID_DX"} ${GRID_RES:+CLNORM_BENCH_TUNE_RES="$GRID_RES"} \
+        # (env: a NAME=value word that comes from an expansion is not an assignment to the shell)
+        env CLNORM_BENCH_TUNE_FWD="${GRID_FWD:-}" CLNORM_BENCH_TUNE_BWD="${GRID_BWD:-}" \
+            ${GRID_DX:+"CLNORM_BENCH_TUNE_DX=$GRID_DX"} ${GRID_RES:+"CLNORM_BENCH_TUNE_RES=$GRID_RES"} \
             timeout ${GRID_TIMEOUT:-120} "$b/clnorm-bench" --device nvidia --tune --reps ${GRID_REPS:-10} \
             --dtype ${GRID_DTYPE:-f32} --shape "$s" 2>&1 | grep -E '^tune|rror' | tee -a "$out/grid_${GRID_DTYPE:-f32}.txt"
     done
