@@ -35,25 +35,9 @@
  * once more, for y: two reads instead of three (on the H200 the later reads came from L2 at
  * close to the cost of a read from memory). */
 #ifdef FWD_CHAN
-#if NCACHE != 0 || defined(PIPE) || defined(LOCAL_ROW) || defined(UNALIGNED) || (TPR & (TPR - 1)) != 0
-#error "FWD_CHAN is for the aligned streaming shape with TPR a power of two"
+#if NCACHE != 0 || defined(PIPE) || defined(LOCAL_ROW) || (TPR & (TPR - 1)) != 0
+#error "FWD_CHAN is for the streaming shape with TPR a power of two"
 #endif
-#endif
-/* FWD_XKEEP (with FWD_CHAN, host-chosen): the statistics' read keeps the item's first FWD_XKEEP
- * vectors (whole chunks) in registers, x - shift, and y's read takes only the rest: the row's
- * bytes read 1 + (1 - kept share) times instead of twice */
-#if defined(FWD_XKEEP) && FWD_XKEEP > 0 && !defined(FWD_CHAN)
-#error "FWD_XKEEP is for the one-read statistics (FWD_CHAN)"
-#endif
-#if defined(FWD_CHAN) && defined(FWD_XKEEP) && FWD_XKEEP > 0
-#if FWD_XKEEP % FWD_CHAN != 0
-#error "FWD_XKEEP keeps whole chunks"
-#endif
-#define FK (FWD_XKEEP / FWD_CHAN)
-#else
-#define FK 0
-#endif
-#ifdef FWD_CHAN
 /* two parts of n elements each, as (mean, M2) */
 inline float2 chan_pair(float2 a, float2 b, float n)
 {
@@ -406,45 +390,30 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
          * rounds: M2 > 0, and with eps = 0 a finite rstd where +Inf is documented) */
         const float shift = valid ? LD1(T_X, xr, 0) : 0.0f;
         float2 ms = (float2)(0.0f, 0.0f);
-#if FK > 0
-        floatv kc[FK][FWD_CHAN]; /* FWD_XKEEP: the item's first chunks, x - shift */
-#endif
         if (valid) {
             float nr = 0.0f;
-            /* one chunk C of FWD_CHAN vectors from k0: its mean and M2, merged into ms */
-#define CHAN_CHUNK(C)                                                                            \
-    {                                                                                            \
-        floatv s = 0.0f;                                                                         \
-        _Pragma("unroll") for (int j = 0; j < FWD_CHAN; ++j) {                                   \
-            C[j] = LDV(T_X, xr, (k0 + (long)j * TPR) * VEC) - shift;                             \
-            s += C[j];                                                                           \
-        }                                                                                        \
-        const float nc = (float)(FWD_CHAN * VEC), cm = hsumv(s) / nc;                            \
-        floatv q = 0.0f;                                                                         \
-        _Pragma("unroll") for (int j = 0; j < FWD_CHAN; ++j) {                                   \
-            const floatv d = C[j] - cm;                                                          \
-            q += d * d;                                                                          \
-        }                                                                                        \
-        const float nt = nr + nc, d = cm - ms.x, wt = nr * (nc / nt);                            \
-        ms.x += d * (nc / nt);                                                                   \
-        /* (d * wt) * d: exactly 0 for the first chunk (wt = 0), where d * d * wt would be       \
-         * Inf * 0 = NaN for a chunk mean beyond ~1.8e19 */                                      \
-        ms.y += hsumv(q) + (d * wt) * d;                                                         \
-        nr = nt;                                                                                 \
-    }
-            /* the host makes nv a multiple of FWD_CHAN * TPR: every chunk is whole (with
-             * FWD_XKEEP, at least FK chunks an item) */
-            long k0 = lane;
-#if FK > 0
+            /* the host makes nv a multiple of FWD_CHAN * TPR: every chunk is whole */
+            for (long k0 = lane; k0 < nv; k0 += FWD_CHAN * TPR) {
+                floatv c[FWD_CHAN], s = 0.0f;
 #pragma unroll
-            for (int m = 0; m < FK; ++m, k0 += FWD_CHAN * TPR)
-                CHAN_CHUNK(kc[m])
-#endif
-            for (; k0 < nv; k0 += FWD_CHAN * TPR) {
-                floatv c[FWD_CHAN];
-                CHAN_CHUNK(c)
+                for (int j = 0; j < FWD_CHAN; ++j) {
+                    c[j] = LDV(T_X, xr, (k0 + (long)j * TPR) * VEC) - shift;
+                    s += c[j];
+                }
+                const float nc = (float)(FWD_CHAN * VEC), cm = hsumv(s) / nc;
+                floatv q = 0.0f;
+#pragma unroll
+                for (int j = 0; j < FWD_CHAN; ++j) {
+                    const floatv d = c[j] - cm;
+                    q += d * d;
+                }
+                const float nt = nr + nc, d = cm - ms.x, wt = nr * (nc / nt);
+                ms.x += d * (nc / nt);
+                /* (d * wt) * d: exactly 0 for the first chunk (wt = 0), where d * d * wt would be
+                 * Inf * 0 = NaN for a chunk mean beyond ~1.8e19 */
+                ms.y += hsumv(q) + (d * wt) * d;
+                nr = nt;
             }
-#undef CHAN_CHUNK
         }
         ms = row_chan(ms, (float)((nv / TPR) * VEC), chan_red);
         const float dmean = ms.x; /* mean - shift */
@@ -602,24 +571,7 @@ void clnorm_forward(FWD_ARGS, const __global STORAGE(T_X) *x, const __global STO
                 const long hd = OUT_HEAD(yr);
                 HEAD_FOR(e, hd)
                     Y1_STREAM(e)
-                long k = lane;
-#if FK > 0
-                /* FWD_XKEEP: the kept chunks from registers (no head: FWD_CHAN is never UNALIGNED) */
-#pragma unroll
-                for (int m = 0; m < FK; ++m)
-#pragma unroll
-                    for (int j = 0; j < FWD_CHAN; ++j) {
-                        const long e = (lane + (long)(m * FWD_CHAN + j) * TPR) * VEC;
-                        floatv v = (kc[m][j] - dmean) * rs;
-                        if (flags & FWD_WEIGHT)
-                            v *= LDV(T_W, wr, e);
-                        if (flags & FWD_BIAS)
-                            v += LDV(T_B, br, e);
-                        STV(T_Y, yr, e, v);
-                    }
-                k += (long)FK * FWD_CHAN * TPR;
-#endif
-                for (; k < OUT_NV(yr, hd); k += TPR) {
+                for (long k = lane; k < OUT_NV(yr, hd); k += TPR) {
                     const long e = hd + k * VEC;
                     floatv v = (LDV(T_X, xr, e) - shift - dmean) * rs;
                     if (flags & FWD_WEIGHT)

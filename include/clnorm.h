@@ -312,8 +312,7 @@
  *     hold the same number of vectors: the mean and the variance from one read of the row, in
  *     chunks of at most this many vectors, the largest power of two that divides an item's
  *     vectors; see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two up to
- *     16) with `fwd_xkeep` (those calls: the read for the statistics keeps up to this many of
- *     each item's first vectors, whole chunks, for y's; 0 = off, else up to 64), and `bwd_xkeep`
+ *     16), and `bwd_xkeep`
  *     (calls without dweight/dbias, and the column sweep's dx, whose row is read twice: up to
  *     this many of each item's x vectors kept by the first read, the second reading only dy and
  *     the residual gradient there; 0 = off, else up to 16; see `kept_x_vectors` in
@@ -781,11 +780,8 @@ typedef struct clnorm_launch_info {
                                          first read, so that the second read takes only dy (and
                                          the residual gradient) for them; reread_batch is then
                                          at least 1 (table key `bwd_xkeep`, at most
-                                         reread_vectors). The forward with one_read_stats: this
-                                         many of each item's first vectors (whole chunks of
-                                         one_read_stats) kept by the statistics' read, so that y's
-                                         read takes only the rest (table key `fwd_xkeep`). 0: x
-                                         is read twice (0.28 appended this field) */
+                                         reread_vectors). 0: x is read twice, and always in the
+                                         forward (0.28 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -165,9 +165,7 @@ typedef struct clnorm_op_params {
                                vectors kept in registers by the first read, as stored, so that dx's
                                second read takes only dy (and the residual gradient) there (XKEEP;
                                0: off; where it applies, dx's second read goes in batches, at least
-                               one vector each). Forward, statistics from one read (chan): up to
-                               this many of the item's first vectors, whole chunks, kept by that
-                               read for y's (FWD_XKEEP) */
+                               one vector each) */
     unsigned groups_res;    /* backward, fp32-widest calls with dweight/dbias and a residual
                                gradient, row cached within ncache, groups of at most wg items:
                                persistent groups per compute unit instead (0: groups_per_cu) */
@@ -404,8 +402,7 @@ typedef struct clnorm_launch {
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
     unsigned xkeep;     /* backward, the same regime without the sums: x vectors per item kept in
-                           registers by the first read (XKEEP); forward with chan: by the
-                           statistics' read (FWD_XKEEP) */
+                           registers by the first read (XKEEP) */
     bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
     bool unaligned; /* vectors of vec elements at any element alignment, the row's last cols % vec
                        elements one at a time (UNALIGNED; local rows LCOLS(cols) floats apart) */

@@ -317,12 +317,10 @@ static bool forward_options(const clnorm_context *ctx, const void *arg_, char *b
 {
     const fwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[256], chan[48] = "", local[96] = "";
+    char shape[256], chan[24] = "", local[96] = "";
     const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->chan)
         snprintf(chan, sizeof chan, " -DFWD_CHAN=%u", L->chan);
-    if (L->chan && L->xkeep)
-        snprintf(chan + strlen(chan), sizeof chan - strlen(chan), " -DFWD_XKEEP=%u", L->xkeep);
     /* the local row's mode (x86: its prefetches, into L2 from pf_l2_bytes a block) and the order
      * of its pass 3 (row by row up to fwd_rowwise_kib): table values, context-wide constants */
     if (L->local_row &&

@@ -398,7 +398,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_bfly_cols_max", &p->bwd.bfly_cols_max, 0, 1u << 30, false},
         {"bwd_cached_nc", &p->bwd.cached_nc, 0, 16, false}, {"bwd_ncache_wide", &p->bwd.ncache_wide, 0, 16, false},
         {"bwd_acc_tpr_max", &p->bwd.acc_tpr_max, 0, 1024, true}, {"bwd_dxb_dx", &p->bwd.dxb_dx, 0, 16, false},
-        {"bwd_xkeep", &p->bwd.xkeep, 0, 16, false}, {"fwd_xkeep", &p->fwd.xkeep, 0, 64, false},
+        {"bwd_xkeep", &p->bwd.xkeep, 0, 16, false},
         {"bwd_groups_res", &p->bwd.groups_res, 0, 64, false},
         {"bwd_colsweep_cols", &p->bwd.colsweep_cols, 0, 1u << 30, false},
         {"bwd_colsweep16_cols", &p->bwd.colsweep16_cols, 0, 1u << 30, false},
@@ -1152,11 +1152,6 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     while (chan > 1 && (nv / L.tpr) % chan != 0)
         chan /= 2;
     L.chan = chan;
-    /* ... the statistics' read keeping the item's first xkeep vectors (whole chunks) for y */
-    if (chan && op->xkeep) {
-        const size_t per = nv / L.tpr, k = op->xkeep < per ? op->xkeep : per;
-        L.xkeep = (unsigned)(k - k % chan);
-    }
     const size_t blocks = (rows + rpw * L.rpi - 1) / (rpw * L.rpi);
     /* Persistent grids (the backward's; the forward's where the table asks for one): groups_per_cu
      * counts groups of the table's size (op->wg items): wider or narrower groups (long rows, or

@@ -328,47 +328,41 @@ START_TEST(rows_per_item_backward)
 END_TEST
 
 /* x kept in registers by the first read (bwd_xkeep: the twice-read dx kernel without per-group
- * sums, dx-only calls and the column sweep's dx; fwd_xkeep: the one-read statistics' forward)
- * must give the bits of reading it again: the same kernel shape under the GPU row, with and
- * without the keep, on the same buffers (in-place calls: dx over the residual gradient, y over x).
+ * sums, dx-only calls and the column sweep's dx) must give the bits of reading it again: the same
+ * kernel shape under the GPU row, with and without the keep, on the same buffers (dx over the
+ * residual gradient among them).
  * The same arithmetic in the source: on CPU devices (PoCL) the same bits; NVIDIA's compiler may
  * contract the two paths' multiply-adds differently (an H100: the column sweep's dx differed in
  * some elements), so elsewhere within KEPT_ULPS units in the last place. */
 #define KEPT_ULPS 2
 #define KEEP_BASE                                                                                  \
-    "bwd_ncache=0,bwd_ncache_dx=0,bwd_target=8,bwd_dxb_dx=2,bwd_colsweep_cols=2048,bwd_colsweep16_cols=2048," \
-    "fwd_ncache=0,fwd_chan=2,fwd_chan16=1"
+    "bwd_ncache=0,bwd_ncache_dx=0,bwd_target=8,bwd_dxb_dx=2,bwd_colsweep_cols=2048,bwd_colsweep16_cols=2048"
 static void kept_plans(const problem *p, const clnorm_launch_info *kept, const clnorm_launch_info *plain)
 {
     ck_assert_msg(kept->kept_x_vectors > 0 && plain->kept_x_vectors == 0, "%s: kept %u / %u vectors", p->what,
                   kept->kept_x_vectors, plain->kept_x_vectors);
     ck_assert_msg(kept->vector_width == plain->vector_width && kept->items_per_row == plain->items_per_row &&
-                      kept->reread_vectors == plain->reread_vectors && kept->one_read_stats == plain->one_read_stats &&
-                      kept->column_sweep == plain->column_sweep,
+                      kept->reread_vectors == plain->reread_vectors && kept->column_sweep == plain->column_sweep,
                   "%s: the two plans differ in more than the kept vectors", p->what);
 }
 
 START_TEST(kept_x_bitwise)
 {
-    clnorm_context *kept = row_context("gpu", KEEP_BASE ",bwd_xkeep=3,fwd_xkeep=2"),
-                   *plain = row_context("gpu", KEEP_BASE ",bwd_xkeep=0,fwd_xkeep=0");
+    clnorm_context *kept = row_context("gpu", KEEP_BASE ",bwd_xkeep=3"),
+                   *plain = row_context("gpu", KEEP_BASE ",bwd_xkeep=0");
     static const struct {
         size_t rows, cols;
         clnorm_dtype dt;
-        int backward, affine, residual, inplace;
+        int affine, residual;
     } k[] = {
-        {37, 1024, CLNORM_F32, 1, AFF_NONE, RES_NONE, 0},    /* dx only, 3 of 8 vectors kept */
-        {29, 1024, CLNORM_BF16, 1, AFF_NONE, RES_INPLACE, 0}, /* dx over the residual gradient, all kept */
-        {19, 4096, CLNORM_F32, 1, AFF_GRADS, RES_SEPARATE, 0}, /* the column sweep's dx */
-        {33, 4096, CLNORM_F32, 0, AFF_WB, RES_NONE, 1},      /* the forward in place, 2 of 4 */
-        {35, 1024, CLNORM_BF16, 0, AFF_B, RES_NONE, 0},      /* ... 16-bit, chunks of 1 */
+        {37, 1024, CLNORM_F32, AFF_NONE, RES_NONE},       /* dx only, 3 of 8 vectors kept */
+        {29, 1024, CLNORM_BF16, AFF_NONE, RES_INPLACE},   /* dx over the residual gradient, all kept */
+        {19, 4096, CLNORM_F32, AFF_GRADS, RES_SEPARATE},  /* the column sweep's dx */
     };
     for (size_t i = 0; i < sizeof k / sizeof *k; ++i) {
         case_cfg c = case_basic(k[i].rows, k[i].cols, k[i].dt, k[i].dt, k[i].affine, LAY_DENSE, 0x1e70 + i);
         c.residual = k[i].residual;
-        c.inplace = k[i].inplace;
-        c.stats = STATS_BOTH;
-        run_pair(&c, k[i].backward, kept, plain, kept_plans, "x kept", "x read again",
+        run_pair(&c, 1, kept, plain, kept_plans, "x kept", "x read again",
                  test_device_is_cpu() ? 0 : KEPT_ULPS);
     }
     clnorm_context_release(plain);
