@@ -11,26 +11,16 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
-# Session 35 (0.28.0; no device machine could be started: every start failed or was refused):
-# x kept in registers where a row is read twice, off in every row until measured:
-# bwd_xkeep (XKEEP: the dx kernel without per-group sums, dx-only calls and the column sweep's dx,
-# reading the row twice: F32 16388-32768 and the 2-element 12290-16378, BF16 32776-65536) and
-# fwd_xkeep (FWD_XKEEP: the one-read statistics' forward, F32 36864 / 49152 / 65536 ...).
-# Due next, in this order (the grid stage alternates the candidates in one process per shape):
-#   GRID_DTYPE=f32 GRID_SHAPES="4096x32768 5461x24576 8190x16388 10920x12290" \
-#     GRID_DX="bwd_xkeep=0;bwd_xkeep=16;bwd_xkeep=4;bwd_xkeep=0;bwd_xkeep=16;bwd_xkeep=4" \
-#     GRID_RES="bwd_xkeep=0;bwd_xkeep=16;bwd_xkeep=0;bwd_xkeep=16" bash bench/next-gpu-run.sh grid
-#   GRID_DTYPE=bf16 GRID_SHAPES="2048x65536 3276x40960" \
-#     GRID_DX="bwd_xkeep=0;bwd_xkeep=16;bwd_dxb16=1;bwd_xkeep=0;bwd_xkeep=16;bwd_dxb16=1" \
-#     GRID_RES="bwd_xkeep=0;bwd_xkeep=16;bwd_xkeep=0;bwd_xkeep=16" bash bench/next-gpu-run.sh grid
-#     (bwd_dxb16=1 alone: 16-bit rows kept take dx's second read in batches of 1 instead of a loop)
-#   GRID_DTYPE=f32 GRID_SHAPES="2048x65536 2730x49152 1024x131072" \
-#     GRID_FWD="fwd_xkeep=0;fwd_xkeep=8;fwd_xkeep=8,fwd_chan=4;fwd_chan=4;fwd_xkeep=4,fwd_chan=4" bash bench/next-gpu-run.sh grid
-#   SUITE_REGEX='xkeep|chan|determinism' bash bench/next-gpu-run.sh suite   (then the whole suite)
-#   Predicted (bytes model, the second read as dear as a read from memory): F32 dx 32768 0.61 ->
-#   ~0.76, dx_res 0.66 -> ~0.79, BF16 dx 65536 0.63 -> ~0.79; F32 forward 65536 0.65 -> ~0.78
-#   (half of each item's vectors kept). Risk: 8 kept float4 are 32 of a 1024-item group's 64
-#   registers; spills would lose it all (ptx stage for the registers).
+# Session 35 (no library change; ten device starts failed, two calls ran on an H100): x kept in
+# registers where a row is read twice (bwd_xkeep, fwd_xkeep; commit a810e1a) lost nearly
+# everywhere and was removed (docs/PERFORMANCE.md). New: the `grid` stage (--tune over given
+# candidates, alternated in one process per shape: seconds, not a whole bench per variant), e.g.
+#   GRID_DTYPE=bf16 GRID_SHAPES="8192x16384" GRID_BWD="bwd_groups16=2;bwd_groups16=1;bwd_groups16=2;bwd_groups16=1" \
+#     bash bench/next-gpu-run.sh grid
+# Due next (session 34's list stands): the whole suite of 0.27.0 (its rules ran test_api /
+# test_backward / test_plan_edges / test_failures; session 35's calls ran test_backward's
+# gpu_shapes variants and test_determinism only), `full` and `suite` on an H200, the ptx check
+# below.
 # Session 34 (0.27.0, an H100, ten calls): 0.26.0's whole suite (122/122); narrowed plans kept
 # where the phases lost: 16-bit dx rows held in a warp's 32 items (bwd_phase_pipe_dx16_keep_tpr),
 # long 16-bit dx_res rows at 4-element widths and 2-element ones 4 vectors deep

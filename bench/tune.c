@@ -266,17 +266,15 @@ int bench_tune_shape(const bench_env *env, size_t rows, size_t cols, clnorm_dtyp
             /* (r: read twice without sums in registers, the dx-only and column-sweep kernels; cs N:
              * dweight/dbias summed by columns, N column lanes; pf / pf2: the L2 prefetch one / two
              * row blocks ahead; unal: unaligned vectors, the row's tail one element at a time;
-             * ph N: row phases, classes N rows apart; xkeep N: N of x's vectors kept by the first read) */
+             * ph N: row phases, classes N rows apart) */
             char cs[24] = "";
             if (p.column_sweep)
                 snprintf(cs, sizeof cs, " cs %u", p.column_sweep);
             else if (p.one_read_stats)
                 snprintf(cs, sizeof cs, " 1read %u", p.one_read_stats);
-            char ph[32] = "";
+            char ph[16] = "";
             if (p.row_phase)
                 snprintf(ph, sizeof ph, " ph %u", p.row_phase);
-            else if (p.kept_x_vectors)
-                snprintf(ph, sizeof ph, " xkeep %u", p.kept_x_vectors);
             printf("tune %-8s %-5s %7zu x %-6zu %-48s %8.4f ms  %.3f of copy  [%ux%u%s rpw %u rpi %u groups %zu%s%s%s%s%s%s%s]\n",
                    op_names[op], dname, rows, cols, c[i], t, frac, p.items_per_row,
                    p.register_cache ? p.register_cache : p.register_accumulators ? p.register_accumulators : p.reread_vectors,

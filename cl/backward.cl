@@ -109,24 +109,6 @@ typedef float8 sums_t;
  * 0.606 ms); without it, a loop over the row (16-bit rows: the unrolled batches cost registers
  * and spilled, bf16 at cols 16384 0.33 -> 0.58 ms). */
 
-/* XKEEP (the twice-read regime without per-group sums, PARTIALS 0: dx-only calls and the column
- * sweep's dx; host-chosen): the first read keeps x's first XKEEP vectors of the item, as stored,
- * in the registers the dweight/dbias sums would take, and dx's second read takes only dy (and the
- * residual gradient) there: 4 tensors' bytes instead of 5 (5 instead of 6 with the residual
- * gradient) where the second read costs what a read from memory does. The batches index the kept
- * vectors at compile time, hence DXB. */
-#if defined(XKEEP) && XKEEP > 0 && (NCACHE != 0 || NACC == 0 || PARTIALS)
-#error "XKEEP is for the twice-read regime without per-group sums"
-#endif
-#if defined(XKEEP) && XKEEP > 0 && NCACHE == 0 && NACC > 0 && !PARTIALS
-#ifndef DXB
-#error "XKEEP needs DXB"
-#endif
-#define XK (XKEEP < NACC ? XKEEP : NACC)
-#else
-#define XK 0
-#endif
-
 /* NACC_LOCAL (sums-in-registers regime only; elsewhere ignored): the last NACC_LOCAL of each
  * item's dweight and dbias sum vectors live in local memory, the item's own slots (no barrier),
  * leaving their registers to the loads of the two reads. */
@@ -418,9 +400,6 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
     for (ulong blk = PH_BLOCKS_FIRST(nblocks); blk < blk_end; blk += PH_BLOCKS_STEP()) {
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
-#if XK > 0
-        RAWV(T_X) xk[XK]; /* XKEEP: x's first vectors of the item, as stored */
-#endif
 #ifdef NV_PREFETCH
         if (blk + blocks_step() < blk_end) {
             const ulong nr0 = row0 + blocks_step() * RPW * RPI;
@@ -504,15 +483,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                 const long k = lane + (long)j * TPR;
                 if (k < nv) {
                     const floatv d = PLDV(T_DY, dyr, k);
-#if XK > 0
-                    /* (j is a compile-time constant here: the guard keeps the index in range) */
-                    if (j < XK)
-                        xk[j < XK ? j : 0] = PLDR(T_X, xr, k);
-                    const floatv xv = j < XK ? CVR(T_X, xk[j < XK ? j : 0]) : PLDV(T_X, xr, k);
-#else
-                    const floatv xv = PLDV(T_X, xr, k);
-#endif
-                    const floatv xhat = PH_KEEP(k, (xv - mu[0]) * rs[0]);
+                    const floatv xhat = PH_KEEP(k, (PLDV(T_X, xr, k) - mu[0]) * rs[0]);
                     const floatv g = PH_KEEP(k, has_w ? d * BWD_WV(j, k) : d);
                     sg += g;
                     sgx += g * xhat;
@@ -689,12 +660,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                 for (int b = 0; b < DXB; ++b) {
                     const long k = lane + (long)(j0 + b) * TPR;
                     if (j0 + b < NACC && k < nv) {
-#if XK > 0
-                        if (j0 + b < XK)
-                            xb[b] = CVR(T_X, xk[j0 + b < XK ? j0 + b : 0]);
-                        else
-#endif
-                            xb[b] = PLDV(T_X, xr, k);
+                        xb[b] = PLDV(T_X, xr, k);
                         db[b] = PLDV(T_DY, dyr, k);
                         if (flags & BWD_DRES)
                             qb[b] = PLDR(T_DR, drr, k);

@@ -312,11 +312,7 @@
  *     hold the same number of vectors: the mean and the variance from one read of the row, in
  *     chunks of at most this many vectors, the largest power of two that divides an item's
  *     vectors; see `one_read_stats` in #clnorm_launch_info; 0 = off, else a power of two up to
- *     16), and `bwd_xkeep`
- *     (calls without dweight/dbias, and the column sweep's dx, whose row is read twice: up to
- *     this many of each item's x vectors kept by the first read, the second reading only dy and
- *     the residual gradient there; 0 = off, else up to 16; see `kept_x_vectors` in
- *     #clnorm_launch_info). `clnorm-bench --tune` times a built-in grid of them
+ *     16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows the effect of the shape keys (not of the `*_bfly_*` keys or of the
  *     mode keys `shfl`, `cvt`, `contig`, `perm`, `zext`, `x86bf16`, `packed`, `nt_kib`, `nt_unaligned_bytes`,
@@ -635,7 +631,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase, 0.28 kept_x_vectors: a program that allocates this struct must
+ * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase: a program that allocates this struct must
  * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
@@ -773,15 +769,6 @@ typedef struct clnorm_launch_info {
                                          (`phase_vec_max`), and not for fp32 backward calls
                                          (`phase_cached_skip`).
                                          0: off (0.15 appended this field) */
-    unsigned kept_x_vectors;        /**< backward whose row is read twice without per-group
-                                         dweight/dbias sums (reread_vectors > 0 in a call without
-                                         dweight/dbias, or with column_sweep): this many of each
-                                         item's x vectors kept in registers, as stored, by the
-                                         first read, so that the second read takes only dy (and
-                                         the residual gradient) for them; reread_batch is then
-                                         at least 1 (table key `bwd_xkeep`, at most
-                                         reread_vectors). 0: x is read twice, and always in the
-                                         forward (0.28 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

@@ -160,12 +160,6 @@ typedef struct clnorm_op_params {
     unsigned dxb_dx;        /* backward without dweight/dbias, widest element 4 bytes, row read twice
                                (nacc, not cached): dx's second read in unrolled batches of this many
                                vectors (0: a loop; all-16-bit calls take dxb16) */
-    unsigned xkeep;         /* backward, row read twice without per-group dweight/dbias sums (dx-only
-                               calls, and the column sweep's dx): up to this many of each item's x
-                               vectors kept in registers by the first read, as stored, so that dx's
-                               second read takes only dy (and the residual gradient) there (XKEEP;
-                               0: off; where it applies, dx's second read goes in batches, at least
-                               one vector each) */
     unsigned groups_res;    /* backward, fp32-widest calls with dweight/dbias and a residual
                                gradient, row cached within ncache, groups of at most wg items:
                                persistent groups per compute unit instead (0: groups_per_cu) */
@@ -401,8 +395,6 @@ typedef struct clnorm_launch {
     bool local_w;   /* backward with local_row: the weight's fp32 copy there too (LOCAL_W) */
     unsigned dxb;   /* backward, sums-in-registers regime: dx's second read in batches (DXB; 0: loop) */
     unsigned acc_local; /* backward, the same regime: sum vectors per item in local memory (NACC_LOCAL) */
-    unsigned xkeep;     /* backward, the same regime without the sums: x vectors per item kept in
-                           registers by the first read (XKEEP) */
     bool bfly;      /* NV_SHFL row sums: the warps' sums by a butterfly (ROW_SUM_BFLY) */
     bool unaligned; /* vectors of vec elements at any element alignment, the row's last cols % vec
                        elements one at a time (UNALIGNED; local rows LCOLS(cols) floats apart) */

@@ -49,7 +49,6 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->l2_prefetch = !L.prefetch ? 0 : backward ? 1 : 2;
     info->unaligned = L.unaligned;
     info->row_phase = L.phase;
-    info->kept_x_vectors = L.xkeep;
     return CLNORM_SUCCESS;
 }
 

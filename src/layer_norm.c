@@ -248,7 +248,7 @@ static void plan_key(clnorm_variant_key *k, clnorm_kernel_id id, const clnorm_la
               (L->prefetch ? KEY_PREFETCH : 0) | (L->dr_early ? KEY_DR_EARLY : 0) | (L->local_row ? KEY_LOCAL_ROW : 0) | (L->local_w ? KEY_LOCAL_W : 0) | (L->bfly ? KEY_BFLY : 0) |
               (L->unaligned ? KEY_UNALIGNED : 0) | (L->phase ? KEY_PHASE : 0) | (perm ? KEY_PERM : 0) | (x86 ? KEY_X86 : 0);
     k->v[8] = L->dxb;
-    k->v[9] = L->acc_local | (uint32_t)L->xkeep << 16;
+    k->v[9] = L->acc_local;
     k->v[15] = L->colsweep | (uint32_t)L->chan << 16; /* (the backward's and the forward's: never both) */
 }
 
@@ -503,12 +503,10 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
 {
     const bwd_options_arg *o = arg_;
     const clnorm_launch *L = o->L;
-    char shape[256], dxb[40] = "", nacc_local[32] = "", colsweep[24] = "";
+    char shape[256], dxb[24] = "", nacc_local[32] = "", colsweep[24] = "";
     const bool fits = shape_options(ctx, shape, sizeof shape, L, o->perm, o->x86);
     if (L->dxb)
         snprintf(dxb, sizeof dxb, " -DDXB=%u", L->dxb);
-    if (L->xkeep)
-        snprintf(dxb + strlen(dxb), sizeof dxb - strlen(dxb), " -DXKEEP=%u", L->xkeep);
     if (L->acc_local)
         snprintf(nacc_local, sizeof nacc_local, " -DNACC_LOCAL=%u", L->acc_local);
     if (L->colsweep)

@@ -398,7 +398,6 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_bfly_cols_max", &p->bwd.bfly_cols_max, 0, 1u << 30, false},
         {"bwd_cached_nc", &p->bwd.cached_nc, 0, 16, false}, {"bwd_ncache_wide", &p->bwd.ncache_wide, 0, 16, false},
         {"bwd_acc_tpr_max", &p->bwd.acc_tpr_max, 0, 1024, true}, {"bwd_dxb_dx", &p->bwd.dxb_dx, 0, 16, false},
-        {"bwd_xkeep", &p->bwd.xkeep, 0, 16, false},
         {"bwd_groups_res", &p->bwd.groups_res, 0, 64, false},
         {"bwd_colsweep_cols", &p->bwd.colsweep_cols, 0, 1u << 30, false},
         {"bwd_colsweep16_cols", &p->bwd.colsweep16_cols, 0, 1u << 30, false},
@@ -1049,14 +1048,6 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
              (!op->bfly_cols_max || cols <= op->bfly_cols_max) && !(backward && partials && has_dres && L.dr_early);
     /* dx's second read in unrolled batches where the row is not cached but the sums are */
     L.dxb = !backward || !L.nacc || L.ncache ? 0 : max_elem == 2 ? op->dxb16 : !partials ? op->dxb_dx : op->dxb;
-    /* ... and where no sums are (dx-only calls, the column sweep's dx) the first read keeps up to
-     * xkeep of x's vectors in their registers, so that the second read takes only dy there; dx's
-     * second read then goes in batches (the kept vectors are indexed at compile time) */
-    if (backward && !partials && L.nacc && !L.ncache && L.rpi == 1 && op->xkeep) {
-        L.xkeep = op->xkeep < L.nacc ? op->xkeep : L.nacc;
-        if (!L.dxb)
-            L.dxb = 1;
-    }
     /* ... where fp32 calls with a residual gradient also keep acc_local_res (fewer than all) of
      * each item's sum vectors in local memory (2 x that x items x vector bytes, beside the row
      * sums' scratch), the registers freed for deeper batches (the H200 at cols 16384: 0.769 ->
