@@ -11,7 +11,7 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
-# Session 35 (no library change; ten device starts failed, two calls ran on an H100): x kept in
+# Session 35 (no library change; nine device starts failed, two calls ran on an H100): x kept in
 # registers where a row is read twice (bwd_xkeep, fwd_xkeep; commit a810e1a) lost nearly
 # everywhere and was removed (docs/PERFORMANCE.md). New: the `grid` stage (--tune over given
 # candidates, alternated in one process per shape: seconds, not a whole bench per variant), e.g.
