@@ -237,20 +237,21 @@
  *     weight, bias and the item's rows converted to fp32 once into local memory when their (2 +
  *     rows per item) * cols floats take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
  *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never),
- *     `local_row_kib_intel_bf16` (the same bound instead, on a PoCL x86 host whose CPU is Intel's
- *     and has AVX512_BF16, and which PoCL compiles for as an AVX-512 CPU (its device name holds
- *     "avx512"); 0 = `local_row_kib`) and
+ *     `local_row_kib_intel_bf16` (the same bound instead, on a PoCL x86 host whose CPU has
+ *     AVX512_BF16, Intel's or AMD's (the names' "intel" is older than the AMD measurements), and
+ *     which PoCL compiles for as an AVX-512 CPU (its device name holds "avx512"); 0 =
+ *     `local_row_kib`) and
  *     `bwd_local_row_kib_avx2` (on a PoCL x86 host without AVX-512 only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
  *     2 * rows-per-item * cols floats take at most this many KiB, with the weight's fp32 copy where
  *     cols more fit too; 0 = never), `bwd_local_row_kib_intel_bf16` (the same, on a PoCL x86 host
- *     whose CPU is Intel's and has AVX512_BF16, as above; 0 = never), `bwd_rpi16_avx2`
+ *     whose CPU has AVX512_BF16, as above; 0 = never), `bwd_rpi16_avx2`
  *     (on a PoCL x86 host without AVX-512: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
  *     `bwd_rpi16` and `bwd_rpi16_res`; 0 = those), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local
  *     row's bound, else half as many, down to one) and `fwd_rpi_cols` / `fwd_rpi_cols_max` (`fwd_rpi16` only from / up
  *     to these cols; 0 = no bound; `fwd_rpi_cols_max_intel_bf16` instead of the latter on a PoCL
- *     x86 host whose CPU is Intel's with AVX512_BF16, 0 = `fwd_rpi_cols_max`;
+ *     x86 host whose CPU has AVX512_BF16, 0 = `fwd_rpi_cols_max`;
  *     `fwd_rpi4_cols_intel_bf16`: on such a host 4 rows instead of `fwd_rpi16` up to these cols,
  *     within the same `fwd_rpi_cols` / upper bound and the local row's bound, 0 = never),
  *     `fwd_rpi4_cols32` (CPU devices, forward calls whose widest element is 4 bytes: the local row,
@@ -688,11 +689,11 @@ typedef struct clnorm_launch_info {
                                          to whole vectors where `unaligned` is 1, within
                                          `local_row_kib`, or `local_row_kib_avx2` on a PoCL x86
                                          host without AVX-512, or `local_row_kib_intel_bf16` on
-                                         one with an Intel AVX512_BF16 CPU); the backward, on those
+                                         one with an AVX512_BF16 CPU); the backward, on those
                                          two kinds of host only, keeps x-hat and g of its rows_per_item rows
                                          for dx's pass (2 * rows_per_item * cols floats within
                                          `bwd_local_row_kib_avx2`, or within
-                                         `bwd_local_row_kib_intel_bf16` on an Intel AVX512_BF16
+                                         `bwd_local_row_kib_intel_bf16` on an AVX512_BF16
                                          host, and the weight's fp32 copy
                                          where cols more fit too); 0 elsewhere (0.8 appended this
                                          field) */

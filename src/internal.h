@@ -34,8 +34,6 @@ typedef struct clnorm_device_info {
     bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
                                  (vcvtneps2bf16 may be used; a probe confirms it) */
     bool x86_no_avx512;       /* PoCL's x86 CPU device on a host without AVX-512 (AVX2 at most) */
-    bool x86_intel_bf16;      /* x86_bf16 on an Intel CPU (Sapphire Rapids on; AMD's Zen 4 has
-                                 AVX512_BF16 too, and measured otherwise) */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -79,8 +77,9 @@ typedef struct clnorm_op_params {
     unsigned rpi_res;       /* the same in calls whose widest element is 4 bytes (0: rpi; the short
                                rows of rpi_short_cols keep rpi) */
     unsigned rpi_cols_max;  /* rows per item only up to this many cols (0: any) */
-    unsigned rpi_cols_max_intel_bf16; /* the same bound instead on PoCL x86 hosts with an Intel CPU
-                               that has AVX512_BF16 (info.x86_intel_bf16; 0: rpi_cols_max) */
+    unsigned rpi_cols_max_intel_bf16; /* the same bound instead on PoCL x86 hosts whose CPU has
+                               AVX512_BF16, Intel's or AMD's (info.x86_bf16; 0: rpi_cols_max; the
+                               "intel" of these keys' names is from before session 36 measured Zen 4) */
     unsigned rpi4_cols_intel_bf16; /* forward, all-16-bit calls, on such hosts: 4 rows per item (instead
                                of rpi16) up to this many cols (0: never) */
     unsigned rpi4_cols32;   /* forward, calls whose widest element is 4 bytes, on CPU devices: the
@@ -353,15 +352,15 @@ typedef struct clnorm_device_params {
                                (2 + rows-per-item) * cols floats take at most this many KiB; 0: never */
     unsigned local_row_kib_avx2; /* the same bound instead on PoCL x86 hosts without AVX-512
                                (info.x86_no_avx512), where each bf16 conversion costs more */
-    unsigned local_row_kib_intel_bf16; /* the same bound instead on PoCL x86 hosts with an Intel CPU
-                               that has AVX512_BF16 (info.x86_intel_bf16); 0: local_row_kib */
+    unsigned local_row_kib_intel_bf16; /* the same bound instead on PoCL x86 hosts whose CPU has
+                               AVX512_BF16, Intel's or AMD's (info.x86_bf16); 0: local_row_kib */
     unsigned bwd_local_row_kib_avx2; /* backward, all tensors 16-bit, streaming one item per row, on
                                PoCL x86 hosts without AVX-512: x-hat and g of the item's rows kept in
                                fp32 in local memory for dx's pass when their 2 * rows-per-item * cols
                                floats take at most this many KiB (and the weight's fp32 copy where cols
                                more fit too); 0: never (and on other hosts but the next field's) */
-    unsigned bwd_local_row_kib_intel_bf16; /* the same on PoCL x86 hosts with an Intel CPU that has
-                               AVX512_BF16 (info.x86_intel_bf16); 0: never there */
+    unsigned bwd_local_row_kib_intel_bf16; /* the same on PoCL x86 hosts whose CPU has
+                               AVX512_BF16, Intel's or AMD's (info.x86_bf16); 0: never there */
     unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
                                the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;

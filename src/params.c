@@ -531,17 +531,6 @@ static bool host_cpu_has_avx512_bf16(const clnorm_device_info *info)
 #endif
 }
 
-/* The host CPU is Intel's (CPUID's vendor) */
-static bool host_cpu_is_intel(void)
-{
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    __builtin_cpu_init();
-    return __builtin_cpu_is("intel");
-#else
-    return false;
-#endif
-}
-
 /* The host CPU has AVX-512 (F): PoCL's kernels for it are then AVX-512 code. */
 static bool host_cpu_has_avx512f(void)
 {
@@ -581,9 +570,14 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
     }
     free(ext);
     info->pocl_x86 = !err && pocl_host_x86_cpu(dev, info);
+    /* (x86_bf16 also selects the CPU row's *_intel_bf16 rules. They were Intel's alone until
+     * session 36, whose Zen 4 host (2 cores of an AMD EPYC, PoCL 3.1, bf16, --quick, ms, medians of
+     * five alternations, Intel's rules off -> on) gained with them: backward cols 256 24.8 -> 14.1,
+     * 1024 22.5 -> 15.9; with the residual gradient 32.2 -> 19.6, 24.9 -> 21.5; dx-only 22.4 ->
+     * 13.6, 14.8 -> 11.3; forward 4096 11.4 -> 9.1; even elsewhere but dx-only at 4096, 16.1 ->
+     * 17.7. Session 4's Zen 4 loss at 4096 was the forward's local row before session 12's loops.) */
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
-    info->x86_intel_bf16 = info->x86_bf16 && host_cpu_is_intel();
     if (info->compute_units == 0)
         info->compute_units = 1;
     return err;
@@ -699,12 +693,12 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * faster there, bf16 with dweight/dbias at cols 2048 / 4096 / 16384, 2^26 elements: 43.4 /
      * 41.4 / 50.6 -> 29.9 / 33.1 / 30.1 ms, the first without and the others with the backward's
      * local row; fp32 at 4096 28.2 -> 35.3 ms, so fp32 keeps the table's 4) */
-    /* (Intel AVX512_BF16 hosts: 4 rows up to rpi4_cols_intel_bf16, the forward's short rows, whose
+    /* (AVX512_BF16 hosts: 4 rows up to rpi4_cols_intel_bf16, the forward's short rows, whose
      * chains of dependent steps are most of a row's time; session 19, bf16, 2^26 elements, --tune,
      * ms, two rounds, 2 -> 4 rows: cols 64 27.45 / 26.75 -> 16.36 / 15.84, 128 15.98 / 15.59 ->
      * 14.08 / 14.33, 256 16.21 / 16.81 -> 15.06 / 15.29; 384 12.35 / 12.43 -> 14.59 / 14.67, 512
      * 14.54 / 14.41 -> 16.86 / 16.96, 2048 +21 %) */
-    const bool rpi4 = !backward && ctx->info.x86_intel_bf16 && op->rpi4_cols_intel_bf16 && cols <= op->rpi4_cols_intel_bf16;
+    const bool rpi4 = !backward && ctx->info.x86_bf16 && op->rpi4_cols_intel_bf16 && cols <= op->rpi4_cols_intel_bf16;
     /* (the forward's short rows of 4-byte-widest calls: 4 at a time in the local row, rpi4_cols32,
      * for the same reason; PoCL, session 20's Intel host, fp32, 2^26 elements, fraction of the
      * copy, two alternations, one row streamed -> 4 in the local row: cols 16 0.22 / 0.22 -> 0.60
@@ -737,13 +731,13 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                              : max_elem != 2                      ? op->rpi
                              : rpi4                               ? 4
                                                                   : op->rpi16;
-    /* (Intel AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
+    /* (AVX512_BF16 hosts: rpi_cols_max_intel_bf16. The forward's 2 rows side by side in the
      * local row there (session 19, Sapphire Rapids, bf16, 2^26 elements, --tune, ms, two rounds,
      * one row -> two): 1024 14.06 / 13.84 -> 13.18 / 13.13, 2048 12.07 / 11.94 -> 9.04 / 9.09,
      * 4096 11.43 / 11.52 -> 10.46 / 10.40, 8192 12.88 / 12.70 -> 12.08 / 11.88, 16384 13.61 /
      * 13.68 -> 12.02 / 12.07, 32768 14.09 / 13.66 -> 11.97 / 12.45) */
-    const unsigned rpi_max = ctx->info.x86_intel_bf16 && op->rpi_cols_max_intel_bf16 ? op->rpi_cols_max_intel_bf16
-                                                                                      : op->rpi_cols_max;
+    const unsigned rpi_max = ctx->info.x86_bf16 && op->rpi_cols_max_intel_bf16 ? op->rpi_cols_max_intel_bf16
+                                                                                : op->rpi_cols_max;
     /* (the backward's short rows with dweight/dbias: rows per item below rpi_cols too, up to
      * rpi_short_cols / rpi16_short_cols, where one row per item left the core waiting on each
      * short row's sums; PoCL, session 20's Intel host, 2^26 elements, fraction of the copy, two
@@ -1069,14 +1063,14 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * memory. (The scratch once counted against the table's size too, which moved its 12 KiB
      * bound from cols 1024 to 1023: PoCL bf16 forward at cols 1024 without the local row 0.352 ->
      * 0.286 ms in cache, 25.5 -> 21.7 ms at 65536 rows.) */
-    /* (Intel hosts with AVX512_BF16: local_row_kib_intel_bf16. This session's Sapphire Rapids, bf16,
+    /* (hosts with AVX512_BF16: local_row_kib_intel_bf16. Session 19's Sapphire Rapids, bf16,
      * 2^26 elements, --tune, ms, 12 -> 512 KiB (session 19): 2048 14.80 -> 10.53, 4096 15.12 ->
      * 11.26, 8192 14.43 -> 12.24; session 18's run on the same kind of host: 16384 14.3 -> 12.9,
      * 32768 14.3 -> 13.3. Session 4's Zen 4, also AVX512_BF16, had lost 29 % at 4096 with the
-     * local row's first loops, so AMD hosts keep local_row_kib.) */
-    const unsigned row_kib = ctx->info.x86_no_avx512                                     ? P->local_row_kib_avx2
-                             : ctx->info.x86_intel_bf16 && P->local_row_kib_intel_bf16 ? P->local_row_kib_intel_bf16
-                                                                                         : P->local_row_kib;
+     * local row's first loops; session 36's gained there, see clnorm__query_device.) */
+    const unsigned row_kib = ctx->info.x86_no_avx512                               ? P->local_row_kib_avx2
+                             : ctx->info.x86_bf16 && P->local_row_kib_intel_bf16 ? P->local_row_kib_intel_bf16
+                                                                                 : P->local_row_kib;
     /* CPU devices only: there local memory is the cache. On the H200 (the CPU row through
      * CLNORM_DEVICE_CLASS=cpu) its vector accesses to the local row faulted (-9999, the context
      * lost; session 11), and a GPU has its register cache for the same job. */
@@ -1101,7 +1095,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * the row sums' scratch (two sums_t of up to 8 floats) within local memory. Measured on an
          * AVX2 host only (PoCL bf16 with dweight/dbias, 2^26 elements, ms, without -> with: cols 256
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
-         * 32.6 -> 47.9, so 16-bit calls only). On Intel hosts with AVX512_BF16 up to
+         * 32.6 -> 47.9, so 16-bit calls only). On hosts with AVX512_BF16 (Intel's; AMD's since session 36) up to
          * bwd_local_row_kib_intel_bf16, 48 KiB: one row per item (the 4 rows per item that calls
          * with dweight/dbias take from cols 2048 would need 9 * cols floats, past the bound; calls
          * with a residual gradient take 2 there, rpi16_res, 5 * cols floats: the local row up to
@@ -1115,7 +1109,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * and dx-only at 8192 (64 KiB) 15.8 -> 16.2-16.3. The one loss within the bound: with
          * dweight/dbias at 256, 3 % (--tune 18.16 -> 18.76; at 1024 19.76 -> 13.56) */
         const unsigned bwd_kib = ctx->info.x86_no_avx512    ? P->bwd_local_row_kib_avx2
-                                 : ctx->info.x86_intel_bf16 ? P->bwd_local_row_kib_intel_bf16
+                                 : ctx->info.x86_bf16 ? P->bwd_local_row_kib_intel_bf16
                                                             : 0;
         for (int with_w = 1; with_w >= 0 && !L.local_row; --with_w) {
             const double b_bytes = (2.0 * L.rpi + with_w) * (double)lcols * sizeof(float), b_all = b_bytes + 64.0;

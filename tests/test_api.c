@@ -1466,10 +1466,10 @@ static bool pocl_x86_without_avx512(void)
 #endif
 }
 
-/* Whether the test device is PoCL's CPU device on an x86 host whose CPU is Intel's and has AVX-512
- * and AVX512_BF16 (a device name with "avx512": PoCL compiles for it): the library then takes
- * local_row_kib_intel_bf16 as the local row's bound (params.c). */
-static bool pocl_x86_intel_bf16(void)
+/* Whether the test device is PoCL's CPU device on an x86 host whose CPU has AVX-512 and
+ * AVX512_BF16, Intel's or AMD's (a device name with "avx512": PoCL compiles for it): the library
+ * then takes local_row_kib_intel_bf16 as the local row's bound (params.c). */
+static bool pocl_x86_avx512_bf16(void)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     cl_device_id dev = clnorm_context_device(test_context());
@@ -1477,8 +1477,7 @@ static bool pocl_x86_intel_bf16(void)
     CL_OK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL));
     __builtin_cpu_init();
     return test_device_is_cpu() && pocl_platform() && (!strncmp(name, "pthread-", 8) || !strncmp(name, "cpu-", 4)) &&
-           strstr(name, "avx512") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") &&
-           __builtin_cpu_is("intel");
+           strstr(name, "avx512") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
 #else
     return false;
 #endif
@@ -1486,8 +1485,8 @@ static bool pocl_x86_intel_bf16(void)
 
 /* The CPU row's forward on a CPU device converts weight, bias and an all-16-bit row to fp32 once
  * into local memory when their (2 + rows per item) * cols floats fit local_row_kib (local_row_kib_avx2
- * on PoCL x86 hosts without AVX-512, local_row_kib_intel_bf16 on Intel AVX512_BF16 ones); the CPU
- * row takes one row per item from cols 513 (on Intel AVX512_BF16 hosts from 32769), so 12 KiB is
+ * on PoCL x86 hosts without AVX-512, local_row_kib_intel_bf16 on AVX512_BF16 ones); the CPU
+ * row takes one row per item from cols 513 (on AVX512_BF16 hosts from 32769), so 12 KiB is
  * cols 1024 exactly, 48 KiB cols 4096 (the kernel's row-sum scratch is checked against the
  * device's local memory, not against the table's size). */
 START_TEST(plan_local_row_rule)
@@ -1507,9 +1506,9 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(off, 0, 256, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
     clnorm_context_release(off);
-    /* local_row_kib_intel_bf16 instead of local_row_kib on PoCL x86 hosts with an Intel CPU that has
+    /* local_row_kib_intel_bf16 instead of local_row_kib on PoCL x86 hosts whose CPU has
      * AVX512_BF16 (and AVX-512: PoCL generates AVX-512 code); 0 there: local_row_kib */
-    const bool intel_bf16 = pocl_x86_intel_bf16();
+    const bool intel_bf16 = pocl_x86_avx512_bf16();
     a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=48");
     off = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=0");
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu && !avx2);
@@ -1540,7 +1539,7 @@ START_TEST(plan_local_row_rule)
     ck_assert_uint_eq(plan_of(off, 1, 1024, CLNORM_BF16).local_row, 0);
     clnorm_context_release(a);
     clnorm_context_release(off);
-    /* ... and on Intel AVX512_BF16 PoCL hosts within bwd_local_row_kib_intel_bf16 instead: 48 KiB
+    /* ... and on AVX512_BF16 PoCL hosts within bwd_local_row_kib_intel_bf16 instead: 48 KiB
      * is 4096 columns one row at a time with the weight's copy (3 * cols floats), 6144 without it;
      * 4 rows per item (from cols 2048 with dweight/dbias) need 9 * cols floats, the 2 of calls with
      * a residual gradient (bwd_rpi16_res) 5 * cols, 4 * cols without the weight's copy: up to
@@ -1628,8 +1627,8 @@ START_TEST(plan_fwd_rows_per_item_rule)
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).rows_per_item, two);
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).local_row, cpu);
     clnorm_context_release(h);
-    /* fwd_rpi_cols_max_intel_bf16 instead of fwd_rpi_cols_max on Intel AVX512_BF16 PoCL hosts */
-    const bool intel_bf16 = pocl_x86_intel_bf16();
+    /* fwd_rpi_cols_max_intel_bf16 instead of fwd_rpi_cols_max on AVX512_BF16 PoCL hosts */
+    const bool intel_bf16 = pocl_x86_avx512_bf16();
     h = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=2,"
                                        "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=4096,fwd_rpi4_cols_intel_bf16=0");
     ck_assert_uint_eq(plan_of(h, 0, 512, CLNORM_BF16).rows_per_item, two);

@@ -116,7 +116,7 @@ END_TEST
 #define FWD32_MANY FWD_LOCAL
 #define FWD32_ONE "local_row_kib=1,local_row_kib_avx2=1,local_row_kib_intel_bf16=1"
 /* the backward: 4 rows per item also for 16-bit calls on AVX2 hosts (bwd_rpi16_avx2) and in calls
- * with a residual gradient (bwd_rpi_res, bwd_rpi16_res: the CPU row's 2), or one. (On Intel
+ * with a residual gradient (bwd_rpi_res, bwd_rpi16_res: the CPU row's 2), or one. (On
  * AVX512_BF16 hosts a 16-bit row of 2048 with one row per item takes the local row, the 4-row plan
  * the streaming one: dx's bits are the same either way) */
 #define BWD_MANY "bwd_rpi16_avx2=4,bwd_rpi_res=4,bwd_rpi16_res=4"
