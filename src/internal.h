@@ -34,6 +34,8 @@ typedef struct clnorm_device_info {
     bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
                                  (vcvtneps2bf16 may be used; a probe confirms it) */
     bool x86_no_avx512;       /* PoCL's x86 CPU device on a host without AVX-512 (AVX2 at most) */
+    unsigned x86_l1d_kib;     /* PoCL's x86 CPU device: the host's L1 data cache per core, KiB
+                                 (sysconf; 0 where unknown) */
 } clnorm_device_info;
 
 /* One entry of the per-device table (vendor -> device type -> default). */
@@ -374,6 +376,8 @@ typedef struct clnorm_device_params {
 bool clnorm__contains_nocase(const char *hay, const char *needle);
 
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
+/* The table row's defaults fitted to this host (before CLNORM_TUNE, which overrides them) */
+void clnorm__params_fit_host(clnorm_device_params *p, const clnorm_device_info *info);
 /* Applies "key=value,..." overrides (CLNORM_TUNE) to p; on error fails with a message. */
 clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec);
 clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define MiB ((size_t)1 << 20)
 /* Figures behind the NVIDIA row: clnorm-bench --tune on the H200 (docs/PERFORMANCE.md), with each
@@ -316,6 +317,17 @@ const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
     return &table[n - 1];
 }
 
+void clnorm__params_fit_host(clnorm_device_params *p, const clnorm_device_info *info)
+{
+    /* The backward's local row on AVX512_BF16 hosts within the L1 data cache: the table's 48 KiB
+     * is Sapphire Rapids' L1d, where dx-only rows of 4096 with the weight's copy (48 KiB) gained;
+     * session 36's Zen 4 (32 KiB L1d; PoCL, bf16 dx-only at 16384 x 4096, --tune, two rounds, ms)
+     * lost with them, 48 KiB 15.06 / 15.14 against 14.24 / 13.90 at 32 and 14.48 / 12.71 at 24,
+     * and dx_res and the backward with dweight/dbias at 4096 6-9 % in --quick. */
+    if (info->x86_bf16 && info->x86_l1d_kib && p->bwd_local_row_kib_intel_bf16 > info->x86_l1d_kib)
+        p->bwd_local_row_kib_intel_bf16 = info->x86_l1d_kib;
+}
+
 /* a long all-16-bit backward call without dweight/dbias and without a residual gradient
  * (op->dx16_cols; with one, 512 items x 4 vectors pipelined were slower on the H200: bf16 at cols
  * 16384 0.95 -> 0.88 of the copy) */
@@ -578,6 +590,12 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
      * 17.7. Session 4's Zen 4 loss at 4096 was the forward's local row before session 12's loops.) */
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
+#ifdef _SC_LEVEL1_DCACHE_SIZE /* (glibc's and musl's; elsewhere unknown) */
+    const long l1d = info->pocl_x86 ? sysconf(_SC_LEVEL1_DCACHE_SIZE) : 0;
+#else
+    const long l1d = 0;
+#endif
+    info->x86_l1d_kib = l1d > 0 ? (unsigned)(l1d / 1024) : 0;
     if (info->compute_units == 0)
         info->compute_units = 1;
     return err;
