@@ -11,6 +11,10 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 36 (0.28.0: the one library change is in the CPU row; an H100, two calls): 0.27.0's whole
+# suite (122/122), --full (docs/h100-full.json) and the ptx check below: the phased 1024 x 4 dx_res
+# frame takes 64 registers with 1-1.4 KiB of spills (session 34's rules keep those rows narrowed).
+# Due next: `full` and `suite` on an H200 (none since session 19 / 30).
 # Session 35 (no library change; nine device starts failed, two calls ran on an H100): x kept in
 # registers where a row is read twice (bwd_xkeep, fwd_xkeep; commit a810e1a) lost nearly
 # everywhere and was removed (docs/PERFORMANCE.md). New: the `grid` stage (--tune over given
