@@ -245,7 +245,9 @@
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their
  *     2 * rows-per-item * cols floats take at most this many KiB, with the weight's fp32 copy where
  *     cols more fit too; 0 = never), `bwd_local_row_kib_intel_bf16` (the same, on a PoCL x86 host
- *     whose CPU has AVX512_BF16, as above; 0 = never), `bwd_rpi16_avx2`
+ *     whose CPU has AVX512_BF16, as above; 0 = never; since 0.28.0 its default is the table's 48
+ *     or the host's L1 data cache where that is smaller, and these `*_intel_bf16` keys apply on
+ *     AMD's AVX512_BF16 CPUs too), `bwd_rpi16_avx2`
  *     (on a PoCL x86 host without AVX-512: rows per item of all-16-bit backward calls, 1, 2 or 4, instead of
  *     `bwd_rpi16` and `bwd_rpi16_res`; 0 = those), `fwd_rpi16` (the forward's local row, all-16-bit calls:
  *     this many rows side by side, 1, 2 or 4, where their (2 + rows) * cols floats fit the local

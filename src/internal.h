@@ -32,7 +32,8 @@ typedef struct clnorm_device_info {
     cl_uint nv_cc_major;      /* NVIDIA compute capability (cl_nv_device_attribute_query); 0 elsewhere */
     bool pocl_x86;            /* PoCL's CPU device on this x86 host (x86 code, inline assembly) */
     bool x86_bf16;            /* ... generating AVX-512 code, and the CPU has AVX512_BF16
-                                 (vcvtneps2bf16 may be used; a probe confirms it) */
+                                 (vcvtneps2bf16 may be used; a probe confirms it); also selects
+                                 the CPU row's *_intel_bf16 rules (Intel's or AMD's CPU) */
     bool x86_no_avx512;       /* PoCL's x86 CPU device on a host without AVX-512 (AVX2 at most) */
     unsigned x86_l1d_kib;     /* PoCL's x86 CPU device: the host's L1 data cache per core, KiB
                                  (sysconf; 0 where unknown) */
@@ -362,7 +363,8 @@ typedef struct clnorm_device_params {
                                floats take at most this many KiB (and the weight's fp32 copy where cols
                                more fit too); 0: never (and on other hosts but the next field's) */
     unsigned bwd_local_row_kib_intel_bf16; /* the same on PoCL x86 hosts whose CPU has
-                               AVX512_BF16, Intel's or AMD's (info.x86_bf16); 0: never there */
+                               AVX512_BF16, Intel's or AMD's (info.x86_bf16); 0: never there; the
+                               table's value is capped at info.x86_l1d_kib (clnorm__params_fit_host) */
     unsigned bwd_rpi16_avx2; /* on such hosts: rows per item of all-16-bit backward calls instead of
                                the op's rpi16 / rpi16_res (0: those) */
 } clnorm_device_params;

@@ -319,8 +319,9 @@ const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info)
 
 void clnorm__params_fit_host(clnorm_device_params *p, const clnorm_device_info *info)
 {
-    /* The backward's local row on AVX512_BF16 hosts within the L1 data cache: the table's 48 KiB
-     * is Sapphire Rapids' L1d, where dx-only rows of 4096 with the weight's copy (48 KiB) gained;
+    /* The backward's local row on AVX512_BF16 hosts within the L1 data cache, on any host whose L1d
+     * is smaller than the table's bound (Zen 4's; Intel's Cooper Lake too, unmeasured): the table's
+     * 48 KiB is Sapphire Rapids' L1d, where dx-only rows of 4096 with the weight's copy (48 KiB) gained;
      * session 36's Zen 4 (32 KiB L1d; PoCL, bf16 dx-only at 16384 x 4096, --tune, two rounds, ms)
      * lost with them, 48 KiB 15.06 / 15.14 against 14.24 / 13.90 at 32 and 14.48 / 12.71 at 24,
      * and dx_res and the backward with dweight/dbias at 4096 6-9 % in --quick. */
@@ -586,8 +587,8 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
      * session 36, whose Zen 4 host (2 cores of an AMD EPYC, PoCL 3.1, bf16, --quick, ms, medians of
      * five alternations, Intel's rules off -> on) gained with them: backward cols 256 24.8 -> 14.1,
      * 1024 22.5 -> 15.9; with the residual gradient 32.2 -> 19.6, 24.9 -> 21.5; dx-only 22.4 ->
-     * 13.6, 14.8 -> 11.3; forward 4096 11.4 -> 9.1; even elsewhere but dx-only at 4096, 16.1 ->
-     * 17.7. Session 4's Zen 4 loss at 4096 was the forward's local row before session 12's loops.) */
+     * 13.6, 14.8 -> 11.3; forward 4096 11.4 -> 9.1; even elsewhere. The one loss, dx-only at 4096
+     * (16.1 -> 17.7), is what clnorm__params_fit_host's L1 cap answers. Session 4's Zen 4 loss at 4096 was the forward's local row before session 12's loops.) */
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
 #ifdef _SC_LEVEL1_DCACHE_SIZE /* (glibc's and musl's; elsewhere unknown) */
@@ -1114,7 +1115,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * AVX2 host only (PoCL bf16 with dweight/dbias, 2^26 elements, ms, without -> with: cols 256
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
          * 32.6 -> 47.9, so 16-bit calls only). On hosts with AVX512_BF16 (Intel's; AMD's since session 36) up to
-         * bwd_local_row_kib_intel_bf16, 48 KiB: one row per item (the 4 rows per item that calls
+         * bwd_local_row_kib_intel_bf16, 48 KiB (by default no more than the host's L1d:
+         * clnorm__params_fit_host): one row per item (the 4 rows per item that calls
          * with dweight/dbias take from cols 2048 would need 9 * cols floats, past the bound; calls
          * with a residual gradient take 2 there, rpi16_res, 5 * cols floats: the local row up to
          * cols 3072, from 2458 without the weight's copy). Their
