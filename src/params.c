@@ -588,7 +588,8 @@ clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info)
      * five alternations, Intel's rules off -> on) gained with them: backward cols 256 24.8 -> 14.1,
      * 1024 22.5 -> 15.9; with the residual gradient 32.2 -> 19.6, 24.9 -> 21.5; dx-only 22.4 ->
      * 13.6, 14.8 -> 11.3; forward 4096 11.4 -> 9.1; even elsewhere. The one loss, dx-only at 4096
-     * (16.1 -> 17.7), is what clnorm__params_fit_host's L1 cap answers. Session 4's Zen 4 loss at 4096 was the forward's local row before session 12's loops.) */
+     * (16.1 -> 17.7), is what clnorm__params_fit_host's L1 cap answers. Session 4's Zen 4 loss
+     * at 4096 was the forward's local row before session 12's loops.) */
     info->x86_bf16 = info->pocl_x86 && host_cpu_has_avx512_bf16(info);
     info->x86_no_avx512 = info->pocl_x86 && !host_cpu_has_avx512f();
 #ifdef _SC_LEVEL1_DCACHE_SIZE /* (glibc's and musl's; elsewhere unknown) */
@@ -1114,8 +1115,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * the row sums' scratch (two sums_t of up to 8 floats) within local memory. Measured on an
          * AVX2 host only (PoCL bf16 with dweight/dbias, 2^26 elements, ms, without -> with: cols 256
          * 28.2 -> 22.6, 2048 44.8 -> 41.1, 4096 51.0 -> 43.8, 8192 45.4 -> 41.6; fp32 at 4096
-         * 32.6 -> 47.9, so 16-bit calls only). On hosts with AVX512_BF16 (Intel's; AMD's since session 36) up to
-         * bwd_local_row_kib_intel_bf16, 48 KiB (by default no more than the host's L1d:
+         * 32.6 -> 47.9, so 16-bit calls only). On hosts with AVX512_BF16 (Intel's; AMD's since
+         * session 36) up to bwd_local_row_kib_intel_bf16, 48 KiB (by default no more than the host's L1d:
          * clnorm__params_fit_host): one row per item (the 4 rows per item that calls
          * with dweight/dbias take from cols 2048 would need 9 * cols floats, past the bound; calls
          * with a residual gradient take 2 there, rpi16_res, 5 * cols floats: the local row up to
@@ -1128,9 +1129,9 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
          * (2048 / 4096 / 8192 16.7-17.3 / 17.2 / 17.2-17.7 -> 18.9-19.4 / 19.1-20.1 / 19.1-19.7),
          * and dx-only at 8192 (64 KiB) 15.8 -> 16.2-16.3. The one loss within the bound: with
          * dweight/dbias at 256, 3 % (--tune 18.16 -> 18.76; at 1024 19.76 -> 13.56) */
-        const unsigned bwd_kib = ctx->info.x86_no_avx512    ? P->bwd_local_row_kib_avx2
-                                 : ctx->info.x86_bf16 ? P->bwd_local_row_kib_intel_bf16
-                                                            : 0;
+        const unsigned bwd_kib = ctx->info.x86_no_avx512 ? P->bwd_local_row_kib_avx2
+                                 : ctx->info.x86_bf16    ? P->bwd_local_row_kib_intel_bf16
+                                                         : 0;
         for (int with_w = 1; with_w >= 0 && !L.local_row; --with_w) {
             const double b_bytes = (2.0 * L.rpi + with_w) * (double)lcols * sizeof(float), b_all = b_bytes + 64.0;
             L.local_row = cpu_dev && bwd_kib && max_elem == 2 && L.tpr == 1 && L.rpw == 1 && !L.ncache && !L.nacc &&

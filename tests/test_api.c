@@ -1536,12 +1536,12 @@ START_TEST(plan_local_row_rule)
     clnorm_context_release(off);
     /* local_row_kib_intel_bf16 instead of local_row_kib on PoCL x86 hosts whose CPU has
      * AVX512_BF16 (and AVX-512: PoCL generates AVX-512 code); 0 there: local_row_kib */
-    const bool intel_bf16 = pocl_x86_avx512_bf16();
+    const bool avx512_bf16 = pocl_x86_avx512_bf16();
     a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=48");
     off = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=0");
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu && !avx2);
-    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_BF16).local_row, intel_bf16);
-    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_F16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_BF16).local_row, avx512_bf16);
+    ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_F16).local_row, avx512_bf16);
     ck_assert_uint_eq(plan_of(a, 0, 4097, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(a, 0, 4096, CLNORM_F32).local_row, 0);
     ck_assert_uint_eq(plan_of(off, 0, 1024, CLNORM_BF16).local_row, cpu && !avx2);
@@ -1574,18 +1574,18 @@ START_TEST(plan_local_row_rule)
      * cols 3072 */
     a = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0,bwd_local_row_kib_intel_bf16=48,bwd_rpi16=4,"
                                        "bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
-    ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).local_row, intel_bf16);
-    ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).local_row, intel_bf16);
-    ck_assert_uint_eq(plan_of(a, DX, 4096, CLNORM_F16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, 1, 1024, CLNORM_BF16).local_row, avx512_bf16);
+    ck_assert_uint_eq(plan_of(a, 1 | RES, 256, CLNORM_BF16).local_row, avx512_bf16);
+    ck_assert_uint_eq(plan_of(a, DX, 4096, CLNORM_F16).local_row, avx512_bf16);
     {
         clnorm_context *r = class_context_with_tune("cpu", "bwd_local_row_kib_avx2=0,bwd_local_row_kib_intel_bf16=48,"
                                                            "bwd_rpi16=4,bwd_rpi16_res=2,bwd_rpi_cols=2048,bwd_rpi16_avx2=0");
         const clnorm_launch_info r1 = plan_of(r, 1 | RES, 2048, CLNORM_BF16), r2 = plan_of(r, 1 | RES, 3073, CLNORM_BF16);
-        ck_assert(r1.local_row == intel_bf16 && r2.local_row == 0);
+        ck_assert(r1.local_row == avx512_bf16 && r2.local_row == 0);
         ck_assert_uint_eq(r1.rows_per_item, 2);
         clnorm_context_release(r);
     }
-    ck_assert_uint_eq(plan_of(a, DX, 6144, CLNORM_BF16).local_row, intel_bf16);
+    ck_assert_uint_eq(plan_of(a, DX, 6144, CLNORM_BF16).local_row, avx512_bf16);
     ck_assert_uint_eq(plan_of(a, DX, 6152, CLNORM_BF16).local_row, 0);
     ck_assert_uint_eq(plan_of(a, 1, 2048, CLNORM_BF16).rows_per_item, 4);
     ck_assert_uint_eq(plan_of(a, 1, 2048, CLNORM_BF16).local_row, 0);
@@ -1656,11 +1656,11 @@ START_TEST(plan_fwd_rows_per_item_rule)
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).local_row, cpu);
     clnorm_context_release(h);
     /* fwd_rpi_cols_max_intel_bf16 instead of fwd_rpi_cols_max on AVX512_BF16 PoCL hosts */
-    const bool intel_bf16 = pocl_x86_avx512_bf16();
+    const bool avx512_bf16 = pocl_x86_avx512_bf16();
     h = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=2,"
                                        "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=4096,fwd_rpi4_cols_intel_bf16=0");
     ck_assert_uint_eq(plan_of(h, 0, 512, CLNORM_BF16).rows_per_item, two);
-    ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_BF16).rows_per_item, intel_bf16 ? 2 : 1);
+    ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_BF16).rows_per_item, avx512_bf16 ? 2 : 1);
     ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_BF16).local_row, cpu);
     ck_assert_uint_eq(plan_of(h, 0, 4104, CLNORM_BF16).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(h, 0, 4096, CLNORM_F32).rows_per_item, 1);
@@ -1669,8 +1669,8 @@ START_TEST(plan_fwd_rows_per_item_rule)
     h = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=2,"
                                        "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=0,fwd_rpi4_cols_intel_bf16=256,"
                                        "bwd_rpi16=2,bwd_rpi16_avx2=2,bwd_rpi_cols=0");
-    ck_assert_uint_eq(plan_of(h, 0, 256, CLNORM_BF16).rows_per_item, intel_bf16 ? 4 : two);
-    ck_assert_uint_eq(plan_of(h, 0, 64, CLNORM_F16).rows_per_item, intel_bf16 ? 4 : two);
+    ck_assert_uint_eq(plan_of(h, 0, 256, CLNORM_BF16).rows_per_item, avx512_bf16 ? 4 : two);
+    ck_assert_uint_eq(plan_of(h, 0, 64, CLNORM_F16).rows_per_item, avx512_bf16 ? 4 : two);
     ck_assert_uint_eq(plan_of(h, 0, 264, CLNORM_BF16).rows_per_item, two);
     ck_assert_uint_eq(plan_of(h, 0, 256, CLNORM_F32).rows_per_item, 1);
     ck_assert_uint_eq(plan_of(h, 1, 256, CLNORM_BF16).rows_per_item, 2); /* the backward's bwd_rpi16 */
