@@ -426,25 +426,26 @@ inline uinth bf16_narrow(floatv v)
 }
 #if defined(X86_BF16) && VEC >= 8
 /* AVX512_BF16 (PoCL on a CPU that has it, chosen by the host after probe.c ran it): one
- * instruction per vector. It reads fp32 denormals as zero, so a vector with a zero-exponent lane
- * (a denormal, or a zero, for which both paths agree) takes the portable rounding instead. The
- * test is two instructions in assembly too: OpenCL's any() became ~40 lane extractions. */
-inline bool x86_any_zero_exponent(floatv v)
-{
-    int r;
-    const uintv e = (uintv)0x7F800000u;
-    __asm__("xorl %0, %0\n\tvptestnmd %2, %1, %%k1\n\tkortestw %%k1, %%k1\n\tsetnz %b0"
-            : "=&r"(r) : "v"(v), "v"(e) : "k1", "cc");
-    return r != 0;
-}
+ * instruction per vector, vcvtneps2bf16, which reads fp32 denormals as zero. Lanes with a zero
+ * exponent (denormals and zeros) are made exact without a branch: their exponent field is set to
+ * 1, which adds 2^-126 of their own sign exactly; at that binade bf16's spacing is 2^-133, the
+ * spacing of bf16's denormals, and the round-to-nearest-even bit (bit 16) is unchanged, so the
+ * rounded magnitude is the denormal's rounded magnitude plus 0x0080, taken off again with a masked
+ * 16-bit subtract (a carry into the smallest normal comes out 0x0080, as it should). Session 36's
+ * per-vector test and branch to the portable rounding held the Zen 4 forward at 1024 at ~10 ms;
+ * without them it takes ~8.5 (docs/PERFORMANCE.md, session 37). */
 inline void stv_bf16(__global ushort *p, long i, floatv v)
 {
     uinth r;
-    if (x86_any_zero_exponent(v)) {
-        r = bf16_narrow(v);
-    } else {
-        __asm__("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(v));
-    }
+    const uintv e = (uintv)0x7F800000u, b = (uintv)0x00800000u;
+    const uinth c = (uinth)0x00800080u; /* 0x0080 in each 16-bit lane */
+    __asm__("vptestnmd %[e], %[v], %%k1\n\t"
+            "vpord %[b], %[v], %[v]%{%%k1%}\n\t"
+            "vcvtneps2bf16 %[v], %[r]\n\t"
+            "vpsubw %[c], %[r], %[r]%{%%k1%}"
+            : [r] "=&v"(r), [v] "+v"(v)
+            : [e] "v"(e), [b] "v"(b), [c] "v"(c)
+            : "k1");
     STORE_OUT(uinth, p + i, r);
 }
 #else

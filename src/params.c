@@ -530,14 +530,17 @@ static bool pocl_host_x86_cpu(cl_device_id dev, const clnorm_device_info *info)
 /* ... generating AVX-512 code, on a CPU with AVX512_BF16. PoCL may target an older CPU model
  * than the one it runs on (LLVM 15 has no Zen 4), so the instruction is usable through inline
  * assembly although PoCL's compiler does not know it: the kernels use it only after a probe has
- * checked it (probe.c). */
+ * checked it (probe.c). The store also takes masked 16-bit subtracts on 256- and 128-bit vectors
+ * (AVX512BW, AVX512VL), which every AVX512_BF16 CPU so far has; asked for all the same, since an
+ * instruction the CPU lacks would end the process where the probe runs, not fail the probe. */
 static bool host_cpu_has_avx512_bf16(const clnorm_device_info *info)
 {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
     if (!info->pocl_x86 || !strstr(info->name, "avx512"))
         return false;
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512bf16");
+    return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl");
 #else
     (void)info;
     return false;

@@ -5,9 +5,9 @@
  * gets "skylake-avx512" code), while the host CPU may have AVX512_BF16; the kernels then convert
  * fp32 to bf16 with vcvtneps2bf16 through inline assembly. Whether that assembles, runs, and rounds
  * exactly like the portable path (round to nearest even, NaN kept a quiet NaN of the same sign,
- * overflow to infinity; vectors holding a denormal or a zero take the portable path, the
- * instruction reading denormals as zero) is checked here, with both vector widths the kernels use,
- * on 32 values; a failure of any kind just means "not used". */
+ * overflow to infinity; zeros and denormals, which the instruction reads as zero, made exact by
+ * common.cl's exponent trick: ties, carries into the smallest normal, signs) is checked here, with
+ * both vector widths the kernels use, on 32 values; a failure of any kind just means "not used". */
 #include "internal.h"
 
 #include <pthread.h>
@@ -46,8 +46,20 @@ static void probe_inputs(uint32_t in[PROBE_N])
         0x477FFF80u, /* 65535.5: a tie that carries */
         0xC2F6E979u, /* -123.456 */
     };
-    /* the next 16 hold a zero and denormals: the portable path, which must agree too */
-    static const uint32_t around[] = {0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00400000u};
+    /* the next 16 hold zeros and denormals (all of one vector of 8, 2 lanes of the next, mixed
+     * with normals), which the instruction reads as zero: stv_bf16 must make them exact too */
+    static const uint32_t around[] = {
+        0x80000000u, /* -0 */
+        0x00000000u, /* +0 */
+        0x00000001u, /* the smallest denormal: rounds to +0 */
+        0x807FFFFFu, /* the largest denormal: rounds up to the smallest normal, sign kept */
+        0x00400000u, /* exact */
+        0x00008000u, /* a tie, to even (0) */
+        0x80018000u, /* a tie, to even (up: -0x0002) */
+        0x007F8000u, /* a tie that carries into the smallest normal */
+        0x00017FFFu, /* just below a tie: down */
+        0x807F7FFFu, /* just below a tie at the top: down, sign kept */
+    };
     uint32_t s = 0x9E3779B9u;
     for (size_t i = 0; i < PROBE_N; ++i) {
         s = s * 1664525u + 1013904223u;

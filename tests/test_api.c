@@ -1511,6 +1511,59 @@ START_TEST(plan_bwd_local_row_fits_l1d)
 }
 END_TEST
 
+/* The AVX512_BF16 store (common.cl's vcvtneps2bf16 with its zero-exponent fix-up) is taken only
+ * after probe.c's bitwise check of it passes; a probe that fails falls back to the portable rounding
+ * with the same results, so no other test would notice. Here, from CLNORM_BUILD_LOG's options: a
+ * fresh context's bf16 forward and backward kernels build with X86_BF16 on a PoCL host whose CPU has
+ * AVX512_BF16, and without it anywhere else. */
+START_TEST(x86_bf16_stores_where_the_cpu_has_them)
+{
+    const bool want = pocl_x86_avx512_bf16();
+    FILE *log = tmpfile();
+    ck_assert_ptr_nonnull(log);
+    fflush(stderr);
+    const int saved = dup(2);
+    ck_assert_int_ge(saved, 0);
+    ck_assert_int_ge(dup2(fileno(log), 2), 0);
+    setenv("CLNORM_BUILD_LOG", "1", 1);
+    clnorm_context *ctx = NULL;
+    const clnorm_status st = clnorm_context_create(NULL, &ctx);
+    if (st == CLNORM_SUCCESS) {
+        const case_cfg c = case_basic(16, 1024, CLNORM_BF16, CLNORM_BF16, AFF_WB, LAY_DENSE, 0x86bf16);
+        run_forward_case(ctx, &c);
+        run_backward_case(ctx, &c);
+    }
+    unsetenv("CLNORM_BUILD_LOG");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ck_assert_msg(st == CLNORM_SUCCESS, "%s", clnorm_context_last_error(NULL));
+    clnorm_context_release(ctx);
+    const long n = ftell(log);
+    ck_assert_int_gt(n, 0);
+    char *text = calloc((size_t)n + 1, 1);
+    ck_assert_ptr_nonnull(text);
+    rewind(log);
+    ck_assert_uint_eq(fread(text, 1, (size_t)n, log), (size_t)n);
+    fclose(log);
+    /* the forward's and the backward's programs (not the dweight/dbias reduction's: fp32 sums) */
+    size_t builds = 0, x86 = 0;
+    for (const char *q = text; (q = strstr(q, "clnorm: built ")) != NULL; ++q) {
+        const char *end = strchr(q, '\n'), *opt = strstr(q, "-DX86_BF16");
+        if (!strncmp(q + 14, "clnorm_forward ", 15) || !strncmp(q + 14, "clnorm_backward ", 16)) {
+            ++builds;
+            x86 += opt && (!end || opt < end);
+        }
+    }
+    free(text);
+    ck_assert_uint_eq(builds, 2);
+    if (want)
+        ck_assert_msg(x86 == builds, "%zu of %zu builds with X86_BF16 on an AVX512_BF16 host", x86, builds);
+    else
+        ck_assert_msg(x86 == 0, "%zu builds with X86_BF16 on a host without AVX512_BF16", x86);
+}
+END_TEST
+
 /* The CPU row's forward on a CPU device converts weight, bias and an all-16-bit row to fp32 once
  * into local memory when their (2 + rows per item) * cols floats fit local_row_kib (local_row_kib_avx2
  * on PoCL x86 hosts without AVX-512, local_row_kib_intel_bf16 on AVX512_BF16 ones); the CPU
@@ -2631,6 +2684,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd_prefetch_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_bwd_local_row_fits_l1d);
+    tcase_add_test(tc, x86_bf16_stores_where_the_cpu_has_them);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_test(tc, plan_row_phase_rule);
