@@ -38,6 +38,12 @@ clnorm_context *test_context(void);
 /* 1 when the shared context's device is a CPU device (CPU-device modes: the local row), else 0. */
 unsigned test_device_is_cpu(void);
 
+/* 1 when the shared context's device is PoCL's CPU device on an x86 host whose CPU has AVX-512
+ * with AVX512_BF16, AVX512BW and AVX512VL, Intel's or AMD's (a device name with "avx512": PoCL
+ * compiles for it): the library's CPU row then takes its *_intel_bf16 bounds and, once its probe
+ * passes, stores bf16 with vcvtneps2bf16 (X86_BF16; params.c, probe.c). Else 0. */
+unsigned test_pocl_x86_avx512_bf16(void);
+
 /* Runs a suite without fork (CK_NOFORK), releases the shared context, returns the exit code. */
 int test_run_suite(Suite *suite);
 

@@ -1467,30 +1467,13 @@ static bool pocl_x86_without_avx512(void)
 #endif
 }
 
-/* Whether the test device is PoCL's CPU device on an x86 host whose CPU has AVX-512 and
- * AVX512_BF16, Intel's or AMD's (a device name with "avx512": PoCL compiles for it): the library
- * then takes local_row_kib_intel_bf16 as the local row's bound (params.c). */
-static bool pocl_x86_avx512_bf16(void)
-{
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-    cl_device_id dev = clnorm_context_device(test_context());
-    char name[256] = "";
-    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL));
-    __builtin_cpu_init();
-    return test_device_is_cpu() && pocl_platform() && (!strncmp(name, "pthread-", 8) || !strncmp(name, "cpu-", 4)) &&
-           strstr(name, "avx512") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
-#else
-    return false;
-#endif
-}
-
 /* The backward's local row on AVX512_BF16 PoCL hosts: by default within the host's L1 data cache as
  * well as the table's 48 KiB (session 36's Zen 4 has 32 KiB and lost with 48); an explicit
  * bwd_local_row_kib_intel_bf16 is taken as given. Dx-only rows, one per item, without the weight's
  * copy need 2 * cols floats: `fit` columns are the widest within the bound, `over` 16 more. */
 START_TEST(plan_bwd_local_row_fits_l1d)
 {
-    const bool bf16 = pocl_x86_avx512_bf16();
+    const bool bf16 = test_pocl_x86_avx512_bf16();
 #ifdef _SC_LEVEL1_DCACHE_SIZE
     const long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 #else
@@ -1518,7 +1501,7 @@ END_TEST
  * AVX512_BF16, and without it anywhere else. */
 START_TEST(x86_bf16_stores_where_the_cpu_has_them)
 {
-    const bool want = pocl_x86_avx512_bf16();
+    const bool want = test_pocl_x86_avx512_bf16();
     FILE *log = tmpfile();
     ck_assert_ptr_nonnull(log);
     fflush(stderr);
@@ -1556,7 +1539,7 @@ START_TEST(x86_bf16_stores_where_the_cpu_has_them)
         }
     }
     free(text);
-    ck_assert_uint_eq(builds, 2);
+    ck_assert_uint_ge(builds, 2);
     if (want)
         ck_assert_msg(x86 == builds, "%zu of %zu builds with X86_BF16 on an AVX512_BF16 host", x86, builds);
     else
@@ -1589,7 +1572,7 @@ START_TEST(plan_local_row_rule)
     clnorm_context_release(off);
     /* local_row_kib_intel_bf16 instead of local_row_kib on PoCL x86 hosts whose CPU has
      * AVX512_BF16 (and AVX-512: PoCL generates AVX-512 code); 0 there: local_row_kib */
-    const bool avx512_bf16 = pocl_x86_avx512_bf16();
+    const bool avx512_bf16 = test_pocl_x86_avx512_bf16();
     a = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=48");
     off = class_context_with_tune("cpu", "local_row_kib=12,local_row_kib_avx2=0,local_row_kib_intel_bf16=0");
     ck_assert_uint_eq(plan_of(a, 0, 1024, CLNORM_BF16).local_row, cpu && !avx2);
@@ -1709,7 +1692,7 @@ START_TEST(plan_fwd_rows_per_item_rule)
     ck_assert_uint_eq(plan_of(h, 0, 1024, CLNORM_BF16).local_row, cpu);
     clnorm_context_release(h);
     /* fwd_rpi_cols_max_intel_bf16 instead of fwd_rpi_cols_max on AVX512_BF16 PoCL hosts */
-    const bool avx512_bf16 = pocl_x86_avx512_bf16();
+    const bool avx512_bf16 = test_pocl_x86_avx512_bf16();
     h = class_context_with_tune("cpu", "local_row_kib=512,local_row_kib_avx2=512,local_row_kib_intel_bf16=512,fwd_rpi16=2,"
                                        "fwd_rpi_cols_max=512,fwd_rpi_cols_max_intel_bf16=4096,fwd_rpi4_cols_intel_bf16=0");
     ck_assert_uint_eq(plan_of(h, 0, 512, CLNORM_BF16).rows_per_item, two);

@@ -23,7 +23,7 @@ from ._core import (
     select_device,
 )
 
-__version__ = "0.28.0"
+__version__ = "0.29.0"
 
 __all__ = [
     "BackwardResult",

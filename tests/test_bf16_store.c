@@ -1,0 +1,140 @@
+/* The kernels' fp32 -> bf16 store (cl/common.cl's stv_bf16), run through cl/probe.cl's kernel on
+ * every fp32 bit pattern whose exponent field is zero (zeros and denormals of both signs: 2^24
+ * values) and on as many other patterns (normals of every exponent, infinities, NaNs with payloads,
+ * signalling ones), against round-to-nearest-even computed here, bit for bit.
+ *
+ * Paths: the portable natural-order rounding (BF16_ZEXT) on any device, and on a PoCL host whose
+ * CPU has AVX512_BF16 also the X86_BF16 path (vcvtneps2bf16, which reads denormals as zero, with
+ * common.cl's branch-free fix-up of the zero-exponent lanes) at both vector widths the kernels use.
+ * The library's own probe checks 32 values before it takes X86_BF16; this checks them all. The
+ * first eighth of the input is zero-exponent values only (every lane of every vector takes the
+ * fix-up), the last eighth other values only, the rest both shuffled together (vectors with any
+ * mix of lanes). */
+#include "harness.h"
+#include "prng.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the kernel sources, from the library's generated file (compiled into this test too) */
+extern const unsigned char clnorm_cl_common[], clnorm_cl_probe[];
+extern const size_t clnorm_cl_common_len, clnorm_cl_probe_len;
+
+enum { ZERO_EXP = 1 << 24, N = 2 * ZERO_EXP };
+
+static uint16_t bf16_rne_bits(uint32_t u)
+{
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) /* NaN: a quiet NaN, sign and top payload kept */
+        return (uint16_t)((u >> 16) | 0x40u);
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+static uint32_t *inputs(void)
+{
+    uint32_t *in = malloc(N * sizeof *in);
+    ck_assert_ptr_nonnull(in);
+    rng g;
+    rng_seed(&g, 0xbf16570e);
+    for (uint32_t i = 0; i < ZERO_EXP; ++i) /* sign and 23 mantissa bits, exponent 0 */
+        in[i] = (i & 1u) << 31 | i >> 1;
+    for (uint32_t i = 0; i < ZERO_EXP; ++i) {
+        uint32_t u = (uint32_t)rng_next(&g);
+        if ((u & 0x7F800000u) == 0) /* exponent 0 is covered above: take 1 */
+            u |= 0x00800000u;
+        if (i % 64 == 0) /* infinities and NaNs: exponent 255 */
+            u |= 0x7F800000u;
+        in[ZERO_EXP + i] = u;
+    }
+    for (uint32_t i = N / 8; i < N - N / 8; ++i) { /* shuffle the middle (Fisher-Yates) */
+        const uint32_t j = i + (uint32_t)(rng_next(&g) % (N - N / 8 - i));
+        const uint32_t t = in[i];
+        in[i] = in[j];
+        in[j] = t;
+    }
+    return in;
+}
+
+/* Runs the probe kernel over all N inputs with these options; returns the mismatches (the first
+ * few printed). */
+static size_t run_store(const uint32_t *in, const char *options)
+{
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_device_id dev = clnorm_context_device(ctx);
+    const char *src[2] = {(const char *)clnorm_cl_common, (const char *)clnorm_cl_probe};
+    const size_t len[2] = {clnorm_cl_common_len, clnorm_cl_probe_len};
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(c, 2, src, len, &err);
+    CL_OK(err);
+    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        ck_abort_msg("build with \"%s\" failed (%d): %s", options, (int)err, log);
+    }
+    cl_kernel k = clCreateKernel(prog, "clnorm_probe", &err);
+    CL_OK(err);
+    cl_mem bin = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof *in, (void *)in, &err);
+    CL_OK(err);
+    cl_mem bout = clCreateBuffer(c, CL_MEM_WRITE_ONLY, N * sizeof(uint16_t), NULL, &err);
+    CL_OK(err);
+    uint16_t *out = malloc(N * sizeof *out);
+    ck_assert_ptr_nonnull(out);
+    const uint16_t poison = 0x5A5A; /* an element left unwritten fails, unless 0x5A5A is its answer */
+    CL_OK(clEnqueueFillBuffer(clnorm_context_queue(ctx), bout, &poison, sizeof poison, 0, N * sizeof *out, 0, NULL, NULL));
+    CL_OK(clSetKernelArg(k, 0, sizeof bin, &bin));
+    CL_OK(clSetKernelArg(k, 1, sizeof bout, &bout));
+    const size_t one = 1;
+    CL_OK(clEnqueueNDRangeKernel(clnorm_context_queue(ctx), k, 1, NULL, &one, &one, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), bout, CL_TRUE, 0, N * sizeof *out, out, 0, NULL, NULL));
+    size_t bad = 0;
+    for (size_t i = 0; i < N; ++i) {
+        const uint16_t want = bf16_rne_bits(in[i]);
+        if (out[i] != want && bad++ < 8)
+            fprintf(stderr, "%s: [%zu] 0x%08x -> 0x%04x, expected 0x%04x\n", options, i, (unsigned)in[i],
+                    (unsigned)out[i], (unsigned)want);
+    }
+    free(out);
+    clReleaseMemObject(bout);
+    clReleaseMemObject(bin);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    return bad;
+}
+
+START_TEST(bf16_store_every_zero_exponent_pattern)
+{
+    uint32_t *in = inputs();
+    char opt[160];
+    size_t runs = 0;
+    /* path 0: the portable rounding (VEC 16); 1, 2: AVX512_BF16 at VEC 16 and 8 */
+    for (int path = 0; path < 3; ++path) {
+        if (path > 0 && !test_pocl_x86_avx512_bf16())
+            continue;
+        snprintf(opt, sizeof opt, "-cl-std=CL1.2 -DVEC=%d -DBF16_ZEXT%s -DPROBE_N=%d", path == 2 ? 8 : 16,
+                 path ? " -DX86_BF16" : "", (int)N);
+        const size_t bad = run_store(in, opt);
+        ck_assert_msg(bad == 0, "%zu of %d stores differ from round-to-nearest-even with \"%s\"", bad, (int)N, opt);
+        ++runs;
+    }
+    free(in);
+    ck_assert_uint_eq(runs, test_pocl_x86_avx512_bf16() ? 3 : 1);
+}
+END_TEST
+
+static Suite *bf16_store_suite(void)
+{
+    Suite *s = suite_create("bf16_store");
+    TCase *tc = tcase_create("exhaustive");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, bf16_store_every_zero_exponent_pattern);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(bf16_store_suite());
+}
