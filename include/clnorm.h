@@ -238,8 +238,9 @@
  *     rows per item) * cols floats take at most this many KiB; 0 = never), `local_row_kib_avx2` (the same bound instead, on a
  *     PoCL x86 host without AVX-512, where each bf16 conversion costs more; 0 = never),
  *     `local_row_kib_intel_bf16` (the same bound instead, on a PoCL x86 host whose CPU has
- *     AVX512_BF16, Intel's or AMD's (the names' "intel" is older than the AMD measurements), and
- *     which PoCL compiles for as an AVX-512 CPU (its device name holds "avx512"); 0 =
+ *     AVX512_BF16 (with AVX512BW and AVX512VL, as all such CPUs have), Intel's or AMD's (the names'
+ *     "intel" is older than the AMD measurements), and which PoCL compiles for as an AVX-512 CPU
+ *     (its device name holds "avx512"); 0 =
  *     `local_row_kib`) and
  *     `bwd_local_row_kib_avx2` (on a PoCL x86 host without AVX-512 only: the backward of all-16-bit calls, one item
  *     per row, keeps x-hat and g of its rows in fp32 in local memory for dx's pass when their

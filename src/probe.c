@@ -27,7 +27,7 @@ static uint16_t bf16_rne(uint32_t u)
 
 static void probe_inputs(uint32_t in[PROBE_N])
 {
-    /* the first 16 (one vector of 16, two of 8) go through the instruction: no zero exponents */
+    /* the first 16 (one vector of 16, two of 8): normal values, infinities and NaNs, no zero exponent */
     static const uint32_t through[] = {
         0x3F800000u, /* 1 */
         0x3F808000u, /* 1 + 2^-8: a tie, to even (1) */

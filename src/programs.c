@@ -38,15 +38,21 @@ static char *build_log(const clnorm_context *ctx, cl_program prog)
 
 /* CLNORM_BUILD_LOG=1 (a developer's switch, read per build): each successful build's options and
  * compiler log go to stderr. With CLNORM_BUILD_OPTIONS=-cl-nv-verbose this gives the register count
- * and spills of every variant a program (clnorm-bench --tune) actually builds. */
+ * and spills of every variant a program (clnorm-bench --tune) actually builds. A value with a '/'
+ * is a file the lines are appended to instead (a test reads it back without touching stderr). */
 static void log_build(const clnorm_context *ctx, clnorm_kernel_id id, const char *options, cl_program prog)
 {
     const char *env = getenv("CLNORM_BUILD_LOG");
     if (!env || !*env || strcmp(env, "0") == 0)
         return;
+    FILE *f = strchr(env, '/') ? fopen(env, "a") : stderr;
+    if (!f)
+        return; /* a log that cannot be opened does not fail the build */
     char *log = build_log(ctx, prog);
-    fprintf(stderr, "clnorm: built %s with \"%s\"\n%s\n", kernels[id].kernel_name, options, log ? log : "");
+    fprintf(f, "clnorm: built %s with \"%s\"\n%s\n", kernels[id].kernel_name, options, log ? log : "");
     free(log);
+    if (f != stderr)
+        fclose(f);
 }
 
 static clnorm_status build(clnorm_context *ctx, clnorm_kernel_id id, const char *options, clnorm_program_entry *e)
