@@ -1,5 +1,5 @@
-/* The kernels' fp32 -> bf16 store (cl/common.cl's stv_bf16), run through cl/probe.cl's kernel on
- * every fp32 bit pattern whose exponent field is zero (zeros and denormals of both signs: 2^24
+/* The kernels' fp32 -> bf16 store (cl/common.cl's stv_bf16), one vector per work-item, on every
+ * fp32 bit pattern whose exponent field is zero (zeros and denormals of both signs: 2^24
  * values) and on as many other patterns (normals of every exponent, infinities, NaNs with payloads,
  * signalling ones), against round-to-nearest-even computed here, bit for bit.
  *
@@ -21,9 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the kernel sources, from the library's generated file (compiled into this test too) */
-extern const unsigned char clnorm_cl_common[], clnorm_cl_probe[];
-extern const size_t clnorm_cl_common_len, clnorm_cl_probe_len;
+/* the kernels' helpers, from the library's generated file (compiled into this test too) */
+extern const unsigned char clnorm_cl_common[];
+extern const size_t clnorm_cl_common_len;
+
+/* each item stores one vector through the kernels' own load and store macros */
+static const char store_kernel[] = "__kernel void store_bf16(const __global float *in, __global ushort *out)\n"
+                                   "{\n"
+                                   "    const long i = (long)get_global_id(0) * VEC;\n"
+                                   "    STV(bf16, out, i, LDV(f32, in, i));\n"
+                                   "}\n";
 
 enum { ZERO_EXP = 1 << 24, N = 2 * ZERO_EXP };
 
@@ -59,15 +66,15 @@ static uint32_t *inputs(void)
     return in;
 }
 
-/* Runs the probe kernel over all N inputs with these options; returns the mismatches (the first
- * few printed). */
-static size_t run_store(const uint32_t *in, const char *options)
+/* Runs store_bf16 over all N inputs with these options (VEC = vec); returns the mismatches (the
+ * first few printed). */
+static size_t run_store(const uint32_t *in, int vec, const char *options)
 {
     clnorm_context *ctx = test_context();
     cl_context c = clnorm_context_cl_context(ctx);
     cl_device_id dev = clnorm_context_device(ctx);
-    const char *src[2] = {(const char *)clnorm_cl_common, (const char *)clnorm_cl_probe};
-    const size_t len[2] = {clnorm_cl_common_len, clnorm_cl_probe_len};
+    const char *src[2] = {(const char *)clnorm_cl_common, store_kernel};
+    const size_t len[2] = {clnorm_cl_common_len, sizeof store_kernel - 1};
     cl_int err;
     cl_program prog = clCreateProgramWithSource(c, 2, src, len, &err);
     CL_OK(err);
@@ -77,7 +84,7 @@ static size_t run_store(const uint32_t *in, const char *options)
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
         ck_abort_msg("build with \"%s\" failed (%d): %s", options, (int)err, log);
     }
-    cl_kernel k = clCreateKernel(prog, "clnorm_probe", &err);
+    cl_kernel k = clCreateKernel(prog, "store_bf16", &err);
     CL_OK(err);
     cl_mem bin = clCreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof *in, (void *)in, &err);
     CL_OK(err);
@@ -89,8 +96,8 @@ static size_t run_store(const uint32_t *in, const char *options)
     CL_OK(clEnqueueFillBuffer(clnorm_context_queue(ctx), bout, &poison, sizeof poison, 0, N * sizeof *out, 0, NULL, NULL));
     CL_OK(clSetKernelArg(k, 0, sizeof bin, &bin));
     CL_OK(clSetKernelArg(k, 1, sizeof bout, &bout));
-    const size_t one = 1;
-    CL_OK(clEnqueueNDRangeKernel(clnorm_context_queue(ctx), k, 1, NULL, &one, &one, 0, NULL, NULL));
+    const size_t items = N / (size_t)vec;
+    CL_OK(clEnqueueNDRangeKernel(clnorm_context_queue(ctx), k, 1, NULL, &items, NULL, 0, NULL, NULL));
     CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), bout, CL_TRUE, 0, N * sizeof *out, out, 0, NULL, NULL));
     size_t bad = 0;
     for (size_t i = 0; i < N; ++i) {
@@ -138,8 +145,8 @@ START_TEST(bf16_store_every_zero_exponent_pattern)
             continue;
         ++expected;
         char opt[160];
-        snprintf(opt, sizeof opt, "-cl-std=CL1.2 -DVEC=%d%s -DPROBE_N=%d", paths[p].vec, paths[p].modes, (int)N);
-        const size_t bad = run_store(in, opt);
+        snprintf(opt, sizeof opt, "-cl-std=CL1.2 -DVEC=%d%s", paths[p].vec, paths[p].modes);
+        const size_t bad = run_store(in, paths[p].vec, opt);
         ck_assert_msg(bad == 0, "%zu of %d stores differ from round-to-nearest-even with \"%s\"", bad, (int)N, opt);
         ++runs;
     }
