@@ -11,6 +11,10 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 37 (0.29.0: the AVX512_BF16 store without a branch, PoCL x86 only; test_bf16_store new,
+# with an NV_CVT path on sm_80+; CLNORM_BUILD_LOG=<path>): no device call ran (every start failed or
+# was refused). Due next: `suite` of 0.29.0 (its kernels for NVIDIA are 0.28.0's token for token,
+# but test_bf16_store's NV_CVT / portable paths and test_api's build-log check have not run there).
 # Session 36 (0.28.0: the one library change is in the CPU row; an H100, two calls): 0.27.0's whole
 # suite (122/122), --full (docs/h100-full.json) and the ptx check below: the phased 1024 x 4 dx_res
 # frame takes 64 registers with 1-1.4 KiB of spills (session 34's rules keep those rows narrowed).
