@@ -38,6 +38,9 @@ clnorm_context *test_context(void);
 /* 1 when the shared context's device is a CPU device (CPU-device modes: the local row), else 0. */
 unsigned test_device_is_cpu(void);
 
+/* 1 when the shared context's device belongs to PoCL's platform, else 0. */
+unsigned test_pocl_platform(void);
+
 /* 1 when the shared context's device is PoCL's CPU device on an x86 host whose CPU has AVX-512
  * with AVX512_BF16, AVX512BW and AVX512VL, Intel's or AMD's (a device name with "avx512": PoCL
  * compiles for it): the library's CPU row then takes its *_intel_bf16 bounds and, once its probe

@@ -1440,18 +1440,6 @@ START_TEST(plan_reread_batch_rule)
 }
 END_TEST
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-/* Whether the test device's platform is PoCL (only the x86 checks below use it) */
-static bool pocl_platform(void)
-{
-    cl_platform_id plat = NULL;
-    char pname[256] = "";
-    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL));
-    CL_OK(clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL));
-    return strstr(pname, "Portable Computing Language") != NULL;
-}
-
-#endif
 
 /* Whether the test device is PoCL's CPU device on this x86 host, and the host has no AVX-512: the
  * library then takes local_row_kib_avx2 as the local row's bound (params.c). */
@@ -1461,7 +1449,7 @@ static bool pocl_x86_without_avx512(void)
     cl_device_type type = 0;
     CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_TYPE, sizeof type, &type, NULL));
     __builtin_cpu_init();
-    return (type & CL_DEVICE_TYPE_CPU) && pocl_platform() && !__builtin_cpu_supports("avx512f");
+    return (type & CL_DEVICE_TYPE_CPU) && test_pocl_platform() && !__builtin_cpu_supports("avx512f");
 #else
     return false;
 #endif
