@@ -35,7 +35,10 @@
  *     clnorm_context_create() with CLNORM_INVALID_ENVIRONMENT.
  *   - `CLNORM_BUILD_LOG`: a developer's switch: when set (not `0`), each successful program build
  *     writes its options and the compiler's log to stderr (with `-cl-nv-verbose` in
- *     `CLNORM_BUILD_OPTIONS`, NVIDIA's register counts of every variant built).
+ *     `CLNORM_BUILD_OPTIONS`, NVIDIA's register counts of every variant built). A value that
+ *     contains a `/` is a file path: the lines are appended to that file instead, and nothing goes
+ *     to stderr; a file that cannot be opened for appending falls back to stderr (a log never
+ *     fails a build). Read at each build.
  *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`: use the generic (vendor-less) GPU or CPU row of the
  *     launch-parameter table whatever the device is (how CI runs the GPU kernel shapes on a CPU;
  *     on an NVIDIA GPU `gpu` so drops the NVIDIA row: no warp shuffles, no bf16 rounding
@@ -387,7 +390,7 @@ extern "C" {
 #define CLNORM_STATUS_TABLE(X)                                                                        \
     X(CLNORM_NULL_ARGUMENT, -10001, "a required argument (context, view or output pointer) is NULL") \
     X(CLNORM_NULL_BUFFER, -10002, "a view given has a NULL cl_mem buffer")                           \
-    X(CLNORM_INVALID_SHAPE, -10003, "invalid shape: cols must be >= 1")                             \
+    X(CLNORM_INVALID_SHAPE, -10003, "invalid shape: cols is 0, or rows x cols elements do not fit size_t") \
     X(CLNORM_INVALID_STRIDE, -10004, "row_stride is neither 0 (dense) nor >= cols")                  \
     X(CLNORM_OUT_OF_BOUNDS, -10005, "a view does not fit inside its buffer (or its extent overflows size_t)") \
     X(CLNORM_INVALID_STATS_DTYPE, -10006, "mean and rstd must be CLNORM_F32")                        \
@@ -582,7 +585,8 @@ CLNORM_API const char *clnorm_context_last_error(const clnorm_context *ctx);
  *         #CLNORM_INVALID_SHAPE, #CLNORM_INVALID_STRIDE, #CLNORM_OUT_OF_BOUNDS,
  *         #CLNORM_INVALID_STATS_DTYPE, #CLNORM_INVALID_DTYPE, #CLNORM_INVALID_EPS, #CLNORM_OVERLAP,
  *         #CLNORM_INVALID_BUFFER, #CLNORM_MISALIGNED_HOST_PTR, #CLNORM_BUFFER_ACCESS (an output in a
- *         CL_MEM_READ_ONLY buffer, an input in a CL_MEM_WRITE_ONLY one), `CL_INVALID_EVENT_WAIT_LIST`),
+ *         CL_MEM_READ_ONLY buffer, an input in a CL_MEM_WRITE_ONLY one), `CL_INVALID_EVENT_WAIT_LIST`,
+ *         `CL_INVALID_CONTEXT` (a wait-list event of another cl_context)),
  *         #CLNORM_BUILD_FAILED,
  *         #CLNORM_OUT_OF_HOST_MEMORY, or OpenCL's error from enqueueing. */
 CLNORM_API clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t cols, float eps,

@@ -125,11 +125,17 @@ static int run_probe(cl_context clctx, cl_device_id dev, int vec)
 
 /* Remembered per device for the process: contexts are created often (tests, bindings), and the
  * answer does not change. A handful of devices in practice; the list grows as needed (a fixed 8
- * once left a ninth device to probe again on every call). */
+ * once left a ninth device to probe again on every call). A probe whose OpenCL calls failed may
+ * pass later (resources), so it is tried again, but PROBE_TRIES times at most: after that the
+ * device is remembered as without the instruction (the portable store, the same bits), so that
+ * a lasting failure does not rebuild the probe on every bf16 call. */
+enum { PROBE_TRIES = 3 };
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct memo_entry {
     cl_device_id dev;
+    bool known; /* ok is the answer; else fails probes have failed so far */
     bool ok;
+    int fails;
 } *memo;
 static size_t nmemo, memo_cap;
 
@@ -138,16 +144,19 @@ bool clnorm__probe_x86_bf16(const clnorm_context *ctx)
     if (!ctx->info.x86_bf16)
         return false;
     pthread_mutex_lock(&memo_lock);
-    for (size_t i = 0; i < nmemo; ++i)
-        if (memo[i].dev == ctx->device) {
-            const bool ok = memo[i].ok;
-            pthread_mutex_unlock(&memo_lock);
-            return ok;
-        }
+    struct memo_entry *e = NULL;
+    for (size_t i = 0; i < nmemo && !e; ++i)
+        if (memo[i].dev == ctx->device)
+            e = &memo[i];
+    if (e && e->known) {
+        const bool ok = e->ok;
+        pthread_mutex_unlock(&memo_lock);
+        return ok;
+    }
     const int r16 = run_probe(ctx->cl_ctx, ctx->device, 16);
     const int r8 = r16 == 1 ? run_probe(ctx->cl_ctx, ctx->device, 8) : r16;
     const bool ok = r16 == 1 && r8 == 1;
-    if (r16 >= 0 && r8 >= 0 && nmemo == memo_cap) { /* (out of memory: not remembered, probed again) */
+    if (!e && nmemo == memo_cap) { /* (out of memory: not remembered, probed again) */
         const size_t cap = memo_cap ? 2 * memo_cap : 8;
         struct memo_entry *m = realloc(memo, cap * sizeof *m);
         if (m) {
@@ -155,10 +164,17 @@ bool clnorm__probe_x86_bf16(const clnorm_context *ctx)
             memo_cap = cap;
         }
     }
-    if (r16 >= 0 && r8 >= 0 && nmemo < memo_cap) {
-        memo[nmemo].dev = ctx->device;
-        memo[nmemo].ok = ok;
-        ++nmemo;
+    if (!e && nmemo < memo_cap) {
+        e = &memo[nmemo++];
+        e->dev = ctx->device;
+        e->known = false;
+        e->fails = 0;
+    }
+    if (e) {
+        const bool failed = r16 < 0 || r8 < 0;
+        e->fails += failed;
+        e->known = !failed || e->fails >= PROBE_TRIES;
+        e->ok = ok;
     }
     pthread_mutex_unlock(&memo_lock);
     return ok;

@@ -46,8 +46,10 @@ static void log_build(const clnorm_context *ctx, clnorm_kernel_id id, const char
     if (!env || !*env || strcmp(env, "0") == 0)
         return;
     FILE *f = strchr(env, '/') ? fopen(env, "a") : stderr;
-    if (!f)
-        return; /* a log that cannot be opened does not fail the build */
+    if (!f) { /* a log file that cannot be opened does not fail the build: stderr, saying why */
+        fprintf(stderr, "clnorm: CLNORM_BUILD_LOG: cannot append to %s; the log goes to stderr\n", env);
+        f = stderr;
+    }
     char *log = build_log(ctx, prog);
     fprintf(f, "clnorm: built %s with \"%s\"\n%s\n", kernels[id].kernel_name, options, log ? log : "");
     free(log);

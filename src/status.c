@@ -29,6 +29,12 @@ const char *clnorm__cl_error_name(cl_int code)
 #define CLNORM_X_CASE(name) case name: return #name;
         CLNORM_CL_ERRORS(CLNORM_X_CASE)
 #undef CLNORM_X_CASE
+    /* (OpenCL 2.x / 3.0 codes: their macros are not defined at CL_TARGET_OPENCL_VERSION 120, but
+     * a newer driver under the caller's queue may return them) */
+    case -69: return "CL_INVALID_PIPE_SIZE";
+    case -70: return "CL_INVALID_DEVICE_QUEUE";
+    case -71: return "CL_INVALID_SPEC_ID";
+    case -72: return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     default: return NULL;
     }

@@ -25,9 +25,18 @@ clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, cons
     if ((n > 0) != (list != NULL))
         return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list is %s but num_events_in_wait_list is %u",
                             list ? "not NULL" : "NULL", n);
-    for (cl_uint i = 0; i < n; ++i)
+    for (cl_uint i = 0; i < n; ++i) {
         if (!list[i])
             return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] is NULL", i);
+        /* (an event of another cl_context: OpenCL's enqueue must refuse it, but not every driver
+         * does (PoCL 3.1 waited on it); checked here, so the call fails before anything is
+         * enqueued, whatever the driver) */
+        cl_context owner = NULL;
+        if (clGetEventInfo(list[i], CL_EVENT_CONTEXT, sizeof owner, &owner, NULL) != CL_SUCCESS)
+            return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] is not a valid event", i);
+        if (owner != ctx->cl_ctx)
+            return clnorm__fail(ctx, CL_INVALID_CONTEXT, "event_wait_list[%u] belongs to another cl_context than the clnorm context's", i);
+    }
     return CLNORM_SUCCESS;
 }
 
@@ -75,6 +84,11 @@ static clnorm_status resolve_buffer(const clnorm_context *ctx, const char *name,
         ok = clGetMemObjectInfo(v->root, CL_MEM_HOST_PTR, sizeof host, &host, NULL) == CL_SUCCESS;
     if (!ok)
         return clnorm__fail(ctx, CLNORM_INVALID_BUFFER, "%s.buffer: its flags or host pointer cannot be queried", name);
+    /* a sub-buffer made without access qualifiers has its parent's; OpenCL 1.2 drivers need not
+     * report them in the sub-buffer's CL_MEM_FLAGS (PoCL does), so they are taken from the root */
+    const cl_mem_flags access = CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY;
+    if (parent && !(v->flags & access))
+        v->flags |= flags & access;
     if (flags & CL_MEM_USE_HOST_PTR)
         *skew_bytes = (size_t)(((uintptr_t)host + origin) % base_align(ctx));
     return CLNORM_SUCCESS;
@@ -131,6 +145,9 @@ clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, 
         return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS, "%s: offset %zu + (rows-1)*row_stride + cols overflows size_t",
                             name, m->offset);
     end += m->offset;
+    if (rows == 0 && m->offset > size / es) /* (no element: only the offset is checked) */
+        return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS, "%s: offset %zu (rows 0) is past the end of its buffer of %zu elements",
+                            name, m->offset, size / es);
     if (end > size / es || m->offset > size / es)
         return clnorm__fail(ctx, CLNORM_OUT_OF_BOUNDS,
                             "%s: offset %zu + (rows-1)*row_stride + cols = %zu elements does not fit its buffer of %zu elements",

@@ -46,6 +46,15 @@ START_TEST(status_strings)
     expect_status_string(CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE");
     expect_status_string(CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE");
     expect_status_string(CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT");
+    expect_status_string(CL_INVALID_DEVICE_PARTITION_COUNT, "CL_INVALID_DEVICE_PARTITION_COUNT");
+    /* every OpenCL code from -1 to -72 (3.0's last) by its name, the 2.x / 3.0 ones too */
+    expect_status_string(-69, "CL_INVALID_PIPE_SIZE");
+    expect_status_string(-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED");
+    for (int code = -72; code <= -1; ++code)
+        if (code <= -30 || code >= -19) /* (-20 .. -29 are not assigned) */
+            ck_assert_msg(strncmp(clnorm_status_string(code), "CL_", 3) == 0, "OpenCL code %d: \"%s\"", code,
+                          clnorm_status_string(code));
+    expect_status_string(CLNORM_INVALID_SHAPE, "rows x cols");
     static const clnorm_status unknown[] = { 1, 12345, -9999, -10000, -10999, -20000, INT_MIN, INT_MAX };
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
         expect_status_string(unknown[i], "unknown");

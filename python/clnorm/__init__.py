@@ -23,7 +23,7 @@ from ._core import (
     select_device,
 )
 
-__version__ = "0.29.0"
+__version__ = "0.29.1"
 
 __all__ = [
     "BackwardResult",

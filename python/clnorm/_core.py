@@ -319,8 +319,9 @@ class _Call:
         """dims: (rows, cols) or (n,). Returns (struct or None, the object to return)."""
         if (obj is None and not output) or obj is False:
             return None, None
+        allocated = None  # the storage code of an output allocated here (a uint16 array is bf16 then)
         if obj is None:  # an output to allocate
-            code = F32 if stats else default_code
+            code = allocated = F32 if stats else default_code
             dtype = _HOST_DTYPE[code]
             if self.host:
                 result = np.empty(dims, dtype)
@@ -343,7 +344,8 @@ class _Call:
                                 0, 0, code), obj
         if isinstance(obj, cl_array.Array):
             self._check_shape(name, obj, dims)
-            code = _array_code(obj, name, self.call_code)
+            # (allocated: its code is the one it was made for, whatever the call's dtype argument)
+            code = allocated if allocated is not None else _array_code(obj, name, self.call_code)
             item = obj.dtype.itemsize
             if obj.offset % item:
                 raise ValueError(f"{self.function}: {name}.offset = {obj.offset} bytes is not a multiple of "

@@ -145,3 +145,22 @@ def test_rows_zero_gives_zero_gradients(queue):
     dx, dw, db = clnorm.layer_norm_backward(queue, z, z, e, e, np.ones(40, np.float32), dweight=dw_poison)
     assert dx.shape == (0, 40) and dw is dw_poison
     assert (dw == 0).all() and (db == 0).all()
+
+
+def test_bf16_views_allocate_bf16_grads(queue, context, rng):
+    """bf16 Views without a dtype argument: dx takes x's dtype, dweight / dbias the weight's (bf16),
+    allocated as uint16 Arrays."""
+    import pyopencl as cl
+
+    rows, cols = 12, 72
+    p = problem(rng, rows, cols, BF16, residual=False, wdtype=BF16)
+    mf = cl.mem_flags
+
+    def view(name, dtype):
+        return clnorm.View(cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=h(p, name)), dtype=dtype)
+
+    dx, dw, db = clnorm.layer_norm_backward(queue, view("dy", "bf16"), view("x", "bf16"), view("mean", "f32"),
+                                            view("rstd", "f32"), view("w", "bf16"), shape=(rows, cols))
+    for a, shape in ((dx, (rows, cols)), (dw, (cols,)), (db, (cols,))):
+        assert isinstance(a, cl_array.Array) and a.dtype == np.uint16 and a.shape == shape
+    check(p, dx.get(), dw.get(), db.get(), BF16, wdtype=BF16)

@@ -249,3 +249,19 @@ def test_memory_pool_arrays(queue, rng):
     check_forward(y.get(), mean.get(), rstd.get(), x, w, b, F32)
     r = clnorm.layer_norm_forward(queue, clnorm.View(xd.base_data), shape=(8, 96), mean=False, rstd=False)
     check_forward(r.y.get(), None, None, x, None, None, F32)
+
+
+def test_bf16_view_allocates_bf16_outputs(queue, context, rng):
+    """A View's own dtype is enough: outputs allocated for a bf16 View are bf16 (uint16) Arrays,
+    with no dtype argument to the call."""
+    rows, cols = 6, 80
+    x_host, x, w_host, w, b_host, b = make_inputs(rng, rows, cols, BF16, wdtype=BF16)
+    mf = cl.mem_flags
+    xb = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x_host)
+    wb = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=w_host)
+    bb = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=b_host)
+    y, mean, rstd = clnorm.layer_norm_forward(queue, clnorm.View(xb, dtype="bf16"), clnorm.View(wb, dtype="bf16"),
+                                              clnorm.View(bb, dtype="bf16"), shape=(rows, cols))
+    assert isinstance(y, cl_array.Array) and y.dtype == np.uint16 and y.shape == (rows, cols)
+    assert mean.dtype == rstd.dtype == np.float32
+    check_forward(y.get(), mean.get(), rstd.get(), x, w, b, BF16)
