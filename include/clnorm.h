@@ -335,13 +335,28 @@
  *   - A NaN in `weight[c]` makes column c of `y` NaN and, since g = dy * weight enters every
  *     row's sums, all of `dx`; dweight and dbias do not use the weight.
  *   - eps = 0 with a constant row: var = 0, rstd = +Inf, and that row's `y` and `dx` are NaN
- *     (0 * Inf); the mean is exact.
+ *     (0 * Inf); the mean is exact. In the backward its x-hat is NaN, so every column of dweight
+ *     becomes NaN; dbias does not.
+ *   - The variance is summed in fp32 without rescaling, so with eps = 0 (or an eps far below the
+ *     row's variance) tiny rows lose it: deviations from the mean below ~1e-19 have subnormal
+ *     squares (the variance loses digits, ~1e-6 relative at 1e-20), and below ~1e-23 they
+ *     underflow to 0, which is the constant row above (rstd = +Inf, `y` and `dx` not finite).
+ *     An eps of normal size (1e-5, 1e-12) keeps every such row finite.
  *   - Rows whose deviations from their mean are so large that the fp32 sum of their squares
  *     overflows (|x - mean| beyond ~1.8e19 / sqrt(cols)) get var = +Inf, rstd = 0 and `y` equal
  *     to the bias (0 without one), without a NaN to flag it; the row is not rescaled first (that
- *     would cost a pass over it). Such a row's backward is 0 (plus dresidual).
+ *     would cost a pass over it). Such a row's backward is 0 (plus dresidual). This holds while
+ *     the row's shifted sums stay finite: the mean is summed as `x - x[0]`, and where those
+ *     differences or their running sums overflow fp32 (values within a factor of about 2 * cols
+ *     of FLT_MAX, 3.4e38: e.g. +-3e38 in one row) the saved mean is +-Inf or NaN, that row's `y`
+ *     and `dx` are NaN, and in the backward every column of dweight is NaN.
  *   - Subnormal inputs are accepted; devices that flush them to zero give results consistent with
- *     zeros (finite).
+ *     zeros (finite where eps > 0; with eps = 0 a row flushed to a constant is the constant row).
+ *   - The forward's shift (`x - x[0]`) keeps a large common offset out of the variance; the
+ *     backward computes x-hat from the saved fp32 mean, whose rounding (|mean| * 2^-24) then
+ *     shows in dx and dweight relative to the row's spread (rows of 1e8 + 8k, k uniform in
+ *     -10..10, a spread of ~50 next to a mean rounded to a multiple of 8: dweight off by ~2.6 %),
+ *     as in any implementation that saves fp32 statistics.
  *   - Stores to BF16/F16 round to nearest even; values beyond the type's range become +-Inf, NaN
  *     stays NaN.
  */
@@ -612,7 +627,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t r
  * @param mean rows elements of CLNORM_F32 saved by the forward (required).
  * @param rstd rows elements of CLNORM_F32 saved by the forward (required).
  * @param dresidual rows x cols gradient added to dx, or NULL; may be exactly the same view as dx
- *        (in-place accumulation).
+ *        (in-place accumulation). Its dtype may differ from dx's (each tensor has its own).
  * @param dx rows x cols output (required).
  * @param dweight cols elements, written when not NULL.
  * @param dbias cols elements, written when not NULL.

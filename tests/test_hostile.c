@@ -1,6 +1,7 @@
 /* Hostile values: NaN and Inf propagate as IEEE arithmetic says and stay where the math puts them
  * (a NaN in one row never reaches another row, nor dweight/dbias columns it does not feed);
- * eps = 0 with a constant row; a row whose sum of squares overflows; subnormal inputs; BF16/F16 overflow on store gives Inf.
+ * eps = 0 with a constant row, and with a row whose squared deviations underflow; a row whose sum
+ * of squares overflows, and one whose sums around its first element do; subnormal inputs; BF16/F16 overflow on store gives Inf.
  * Each case runs a clean call and a hostile call on the same inputs otherwise, and compares the
  * two bit for bit wherever the hostile value cannot reach. The behaviour is documented in
  * include/clnorm.h ("Special values"). */
@@ -223,6 +224,72 @@ START_TEST(eps0_constant_row)
         expect_row("y", h->y, clean->y, r, r == bad);
         expect_row("dx", h->dx, clean->dx, r, r == bad);
     }
+    /* the row's x-hat is NaN in every column: so is dweight; dbias (sum dy) is not */
+    for (int c = 0; c < COLS; ++c)
+        ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
+    expect_vec("dbias", h->db, clean->db, COLS, -1);
+    free(clean);
+    free(h);
+}
+END_TEST
+
+/* eps = 0 and a row whose deviations (~1e-25) have squares below fp32's smallest subnormal: the
+ * variance underflows to 0, as for a constant row (rstd = +Inf, y and dx not finite); an eps of
+ * normal size (1e-12) keeps the same row finite */
+START_TEST(eps0_tiny_row_underflows)
+{
+    run *clean = clean_run(17), *h = xcalloc(1, sizeof *h);
+    fill(h, 17);
+    const int bad = 6;
+    for (int c = 0; c < COLS; ++c)
+        h->x[bad * COLS + c] = (h->x[bad * COLS + c] - 2.0f) * 1e-25f;
+    run *keep = xcalloc(1, sizeof *keep);
+    memcpy(keep, h, sizeof *h);
+    execute(clean, 0.0f);
+    execute(h, 0.0f);
+    ck_assert_msg(isinf(h->rstd[bad]) && h->rstd[bad] > 0, "rstd %g, expected +Inf", (double)h->rstd[bad]);
+    for (int r = 0; r < ROWS; ++r)
+        for (int c = 0; c < COLS; ++c) {
+            const int i = r * COLS + c;
+            if (r == bad) {
+                ck_assert_msg(!isfinite(h->y[i]), "y[%d, %d] = %g, expected non-finite", r, c, (double)h->y[i]);
+                ck_assert_msg(!isfinite(h->dx[i]), "dx[%d, %d] = %g, expected non-finite", r, c, (double)h->dx[i]);
+            } else {
+                ck_assert_msg(same_bits(h->y[i], clean->y[i]), "y[%d, %d] changed", r, c);
+                ck_assert_msg(same_bits(h->dx[i], clean->dx[i]), "dx[%d, %d] changed", r, c);
+            }
+        }
+    execute(keep, 1e-12f);
+    ck_assert_msg(isfinite(keep->rstd[bad]) && keep->rstd[bad] > 0, "rstd %g with eps 1e-12", (double)keep->rstd[bad]);
+    for (int i = 0; i < ROWS * COLS; ++i)
+        ck_assert_msg(isfinite(keep->y[i]) && isfinite(keep->dx[i]), "element %d not finite with eps 1e-12", i);
+    for (int c = 0; c < COLS; ++c)
+        ck_assert_msg(isfinite(keep->dw[c]) && isfinite(keep->db[c]), "dweight/dbias[%d] not finite with eps 1e-12", c);
+    free(keep);
+    free(clean);
+    free(h);
+}
+END_TEST
+
+/* Values near FLT_MAX whose mean is finite (1e38) but whose sums around x[0] overflow fp32: the
+ * documented limit of the overflow case below (clnorm.h): the saved mean is not finite, the row's
+ * y and dx are NaN, so is every column of dweight; other rows and dbias are untouched */
+START_TEST(shifted_sum_overflow_row)
+{
+    run *clean = clean_run(18), *h = xcalloc(1, sizeof *h);
+    fill(h, 18);
+    const int bad = 1;
+    for (int c = 0; c < COLS; ++c)
+        h->x[bad * COLS + c] = c == 0 ? 0.0f : c % 3 == 1 ? -3e38f : 3e38f;
+    execute(h, 1e-5f);
+    ck_assert_msg(!isfinite(h->mean[bad]), "mean %g, expected non-finite", (double)h->mean[bad]);
+    for (int r = 0; r < ROWS; ++r) {
+        expect_row("y", h->y, clean->y, r, r == bad);
+        expect_row("dx", h->dx, clean->dx, r, r == bad);
+    }
+    for (int c = 0; c < COLS; ++c)
+        ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
+    expect_vec("dbias", h->db, clean->db, COLS, -1);
     free(clean);
     free(h);
 }
@@ -455,6 +522,8 @@ int main(void)
     tcase_add_test(tc, nan_in_weight_stays_in_its_column_forward);
     tcase_add_test(tc, bf16_nan_payloads_stay_quiet_nans);
     tcase_add_test(tc, eps0_constant_row);
+    tcase_add_test(tc, eps0_tiny_row_underflows);
+    tcase_add_test(tc, shifted_sum_overflow_row);
     tcase_add_test(tc, sum_of_squares_overflow_row);
     tcase_add_test(tc, subnormal_inputs);
     tcase_add_test(tc, f16_overflow_is_inf);
