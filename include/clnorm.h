@@ -430,10 +430,10 @@ typedef int clnorm_status;
 /** The library's status codes (the values of #clnorm_status besides OpenCL's own): each
  * enumerator's value and message are in CLNORM_STATUS_TABLE. */
 enum {
-    CLNORM_SUCCESS = 0, /**< success */
-#define CLNORM_X_ENUM(name, value, message) name = value, /**< message */
+#define CLNORM_X_ENUM(name, value, message) name = value,
     CLNORM_STATUS_TABLE(CLNORM_X_ENUM)
 #undef CLNORM_X_ENUM
+    CLNORM_SUCCESS = 0 /**< success (last: no comma after the final enumerator, for C89 / C++98) */
 };
 
 /** Names a status.

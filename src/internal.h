@@ -514,6 +514,9 @@ size_t clnorm__dtype_size(clnorm_dtype dt);
 const char *clnorm__dtype_token(clnorm_dtype dt); /* "f32", "bf16", "f16" */
 clnorm_status clnorm__check_eps(const clnorm_context *ctx, float eps);
 clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, const cl_event *list);
+/* Each event of a consistent wait list is valid and of ctx's cl_context (checked after the views,
+ * so that a buffer of another context is named as such first). */
+clnorm_status clnorm__check_wait_events(const clnorm_context *ctx, cl_uint n, const cl_event *list);
 clnorm_status clnorm__check_matrix(const clnorm_context *ctx, const char *name, const clnorm_matrix *m,
                                    bool required, size_t rows, size_t cols, clnorm_view *out);
 clnorm_status clnorm__check_vector(const clnorm_context *ctx, const char *name, const clnorm_vector *v,

@@ -355,7 +355,8 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
         (st = clnorm__check_vector(ctx, "rstd", rstd, false, rows, true, &vr)))
         return st;
     const clnorm_view *outs[] = {&vy, &vm, &vr}, *ins[] = {&vx, &vw, &vb};
-    if ((st = clnorm__check_access(ctx, outs, 3, ins, 3)) || (st = clnorm__check_overlaps(ctx, outs, 3, ins, 3, 0, 0)))
+    if ((st = clnorm__check_access(ctx, outs, 3, ins, 3)) || (st = clnorm__check_overlaps(ctx, outs, 3, ins, 3, 0, 0)) ||
+        (st = clnorm__check_wait_events(ctx, num_events_in_wait_list, event_wait_list)))
         return st;
     if (rows == 0)
         return marker(ctx, num_events_in_wait_list, event_wait_list, event);
@@ -564,7 +565,8 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
         (st = clnorm__check_vector(ctx, "dbias", dbias, false, cols, false, &vdb)))
         return st;
     const clnorm_view *outs[] = {&vdx, &vdw, &vdb}, *ins[] = {&vdy, &vx, &vw, &vm, &vr, &vdr};
-    if ((st = clnorm__check_access(ctx, outs, 3, ins, 6)) || (st = clnorm__check_overlaps(ctx, outs, 3, ins, 6, 0, 5)))
+    if ((st = clnorm__check_access(ctx, outs, 3, ins, 6)) || (st = clnorm__check_overlaps(ctx, outs, 3, ins, 6, 0, 5)) ||
+        (st = clnorm__check_wait_events(ctx, num_events_in_wait_list, event_wait_list)))
         return st;
 
     const bool partials = vdw.present || vdb.present;

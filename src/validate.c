@@ -25,9 +25,15 @@ clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, cons
     if ((n > 0) != (list != NULL))
         return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list is %s but num_events_in_wait_list is %u",
                             list ? "not NULL" : "NULL", n);
-    for (cl_uint i = 0; i < n; ++i) {
+    for (cl_uint i = 0; i < n; ++i)
         if (!list[i])
             return clnorm__fail(ctx, CL_INVALID_EVENT_WAIT_LIST, "event_wait_list[%u] is NULL", i);
+    return CLNORM_SUCCESS;
+}
+
+clnorm_status clnorm__check_wait_events(const clnorm_context *ctx, cl_uint n, const cl_event *list)
+{
+    for (cl_uint i = 0; i < n; ++i) {
         /* (an event of another cl_context: OpenCL's enqueue must refuse it, but not every driver
          * does (PoCL 3.1 waited on it); checked here, so the call fails before anything is
          * enqueued, whatever the driver) */

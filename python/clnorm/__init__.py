@@ -23,7 +23,7 @@ from ._core import (
     select_device,
 )
 
-__version__ = "0.29.1"
+from ._version import __version__
 
 __all__ = [
     "BackwardResult",

@@ -6,7 +6,7 @@ Search order (the first hit wins):
    When it is set, nothing else is tried: a wrong value is an error, never a silent fallback.
 2. Next to this package: ``clnorm/libclnorm.so*`` (a library copied into the installed package).
 3. The system: ``ctypes.util.find_library("clnorm")`` (the ld.so cache, e.g. after
-   ``cmake --install`` and ``ldconfig``), then ``dlopen`` of ``libclnorm.so.0`` and
+   ``cmake --install`` and ``ldconfig``), then ``dlopen`` of the soname (``libclnorm.so.0.30``) and
    ``libclnorm.so`` (LD_LIBRARY_PATH, the ld.so cache, the default directories).
 4. The repository's ``build/`` directory, when the package is imported from a source checkout
    (``<repo>/python/clnorm`` next to ``<repo>/build/libclnorm.so``).
@@ -18,8 +18,14 @@ import glob
 import os
 import threading
 
+from ._version import __version__
+
 ENV_VAR = "CLNORM_LIBRARY"
-_NAMES = ("libclnorm.so", "libclnorm.so.0")
+# the soname: libclnorm.so.MAJOR.MINOR while MAJOR is 0 (each 0.y may change the ABI), else
+# libclnorm.so.MAJOR (CMakeLists.txt)
+_MAJOR, _MINOR = __version__.split(".")[:2]
+_SONAME = "libclnorm.so." + (_MAJOR + "." + _MINOR if _MAJOR == "0" else _MAJOR)
+_NAMES = ("libclnorm.so", _SONAME)
 
 # The status codes of include/clnorm.h (CLNORM_STATUS_TABLE).
 SUCCESS = 0

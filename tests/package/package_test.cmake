@@ -38,9 +38,8 @@ file(MAKE_DIRECTORY ${WORK_DIR})
 step("build ${TARGETS}" ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${TARGETS} ${config_args})
 step("install into ${prefix}" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} ${config_args})
 
-string(REGEX MATCH "^[0-9]+" major "${VERSION}")
 foreach(f ${INCLUDEDIR}/clnorm.h ${INCLUDEDIR}/clnorm_version.h
-          ${LIBDIR}/libclnorm.so ${LIBDIR}/libclnorm.so.${major} ${LIBDIR}/libclnorm.so.${VERSION}
+          ${LIBDIR}/libclnorm.so ${LIBDIR}/libclnorm.so.${SOVERSION} ${LIBDIR}/libclnorm.so.${VERSION}
           ${LIBDIR}/libclnorm.a ${LIBDIR}/pkgconfig/clnorm.pc
           ${CMAKE_DIR}/clnormConfig.cmake ${CMAKE_DIR}/clnormConfigVersion.cmake ${CMAKE_DIR}/clnormTargets.cmake)
   if(NOT EXISTS ${prefix}/${f})
