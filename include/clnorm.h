@@ -10,7 +10,7 @@
  *   - each operation only enqueues on the context's queue and never blocks (one exception: on
  *     PoCL with an x86 CPU that has AVX512_BF16, the first call with a bf16 tensor on that device
  *     builds and runs a one-item probe kernel on a private queue and waits for it, once per
- *     process);
+ *     process and device; up to 3 times where the probe's own OpenCL calls fail);
  *   - on any error nothing is enqueued, no output is touched, and clnorm_context_last_error()
  *     explains the failure in one line (the compiler log follows for build failures). One
  *     exception, in clnorm_layer_norm_backward() with dweight/dbias: if the driver refuses the
@@ -655,7 +655,8 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
  * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase: a program that allocates this struct must
- * be built against this header; the soname stays libclnorm.so.0 through 0.y.) */
+ * be built against this header; while the version is 0.y the soname carries the minor version,
+ * libclnorm.so.0.MINOR, so a program built against an older 0.y does not load.) */
 typedef struct clnorm_launch_info {
     unsigned vector_width;          /**< elements per vector access: the widest that divides cols,
                                          every offset and every row stride, within the table's

@@ -68,7 +68,8 @@ static void probe_inputs(uint32_t in[PROBE_N])
     }
 }
 
-/* 1: the bits matched; 0: they did not; -1: an OpenCL call failed (not remembered: may be passing) */
+/* 1: the bits matched; 0: they did not; -1: an OpenCL call failed (may pass later: retried, up to
+ * PROBE_TRIES times, below) */
 static int run_probe(cl_context clctx, cl_device_id dev, int vec)
 {
     const char *src[2] = {(const char *)clnorm_cl_common, (const char *)clnorm_cl_probe};

@@ -334,7 +334,9 @@ static expect forward_error_case(int i, args *a, efx *f)
         a->y = mat(f->sub_ro, 0, 0);
         break;
     /* (a sub-buffer made without access flags inherits its parent's, which a 1.2 driver need not
-     * report in the sub-buffer's own flags: the library reads the parent's) */
+     * report in the sub-buffer's own flags: the library reads the parent's. PoCL reports them
+     * itself, so there this case checks the outcome only; the parent's flags were checked to
+     * decide it by masking the sub-buffer's, session 38) */
     CASE(62, "y in a sub-buffer without access flags of a CL_MEM_READ_ONLY buffer", CLNORM_BUFFER_ACCESS)
         a->y = mat(f->sub_of_ro, 0, 0);
         break;

@@ -6,7 +6,7 @@ Search order (the first hit wins):
    When it is set, nothing else is tried: a wrong value is an error, never a silent fallback.
 2. Next to this package: ``clnorm/libclnorm.so*`` (a library copied into the installed package).
 3. The system: ``ctypes.util.find_library("clnorm")`` (the ld.so cache, e.g. after
-   ``cmake --install`` and ``ldconfig``), then ``dlopen`` of the soname (``libclnorm.so.0.30``) and
+   ``cmake --install`` and ``ldconfig``), then ``dlopen`` of the soname (``libclnorm.so.0.MINOR`` while the version is 0.y) and
    ``libclnorm.so`` (LD_LIBRARY_PATH, the ld.so cache, the default directories).
 4. The repository's ``build/`` directory, when the package is imported from a source checkout
    (``<repo>/python/clnorm`` next to ``<repo>/build/libclnorm.so``).
