@@ -1547,6 +1547,69 @@ START_TEST(x86_bf16_stores_where_the_cpu_has_them)
 }
 END_TEST
 
+/* CLNORM_BUILD_LOG naming a file that cannot be opened: the build still succeeds, and the log goes
+ * to stderr after a note that says why. stderr is redirected to a file around the calls only, and
+ * restored before any assertion (a failed one would leave the process's stderr in the file). */
+START_TEST(build_log_unopenable_file_falls_back_to_stderr)
+{
+    char path[] = "/tmp/clnorm-stderr-XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *bad = "/nonexistent-clnorm-dir/build.log";
+    char *saved = getenv("CLNORM_BUILD_LOG") ? strdup(getenv("CLNORM_BUILD_LOG")) : NULL;
+    setenv("CLNORM_BUILD_LOG", bad, 1);
+    fflush(stderr);
+    const int old = dup(STDERR_FILENO);
+    const int redirected = old >= 0 && dup2(fd, STDERR_FILENO) >= 0;
+    clnorm_context *ctx = NULL;
+    clnorm_status st = redirected ? clnorm_context_create(NULL, &ctx) : CLNORM_NULL_ARGUMENT;
+    cl_int err = CL_SUCCESS;
+    cl_mem bx = NULL, by = NULL;
+    if (st == CLNORM_SUCCESS) {
+        float x[4 * 64];
+        for (int i = 0; i < 4 * 64; ++i)
+            x[i] = (float)(i % 13) * 0.25f - 1.0f;
+        cl_context c = clnorm_context_cl_context(ctx);
+        bx = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
+        if (err == CL_SUCCESS)
+            by = clCreateBuffer(c, CL_MEM_READ_WRITE, sizeof x, NULL, &err);
+        if (err == CL_SUCCESS) {
+            const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, CLNORM_F32};
+            st = clnorm_layer_norm_forward(ctx, 4, 64, 1e-5f, &X, NULL, NULL, &Y, NULL, NULL, 0, NULL, NULL);
+            if (st == CLNORM_SUCCESS)
+                err = clFinish(clnorm_context_queue(ctx));
+        }
+    }
+    fflush(stderr);
+    if (redirected)
+        dup2(old, STDERR_FILENO);
+    if (old >= 0)
+        close(old);
+    close(fd);
+    if (saved)
+        setenv("CLNORM_BUILD_LOG", saved, 1);
+    else
+        unsetenv("CLNORM_BUILD_LOG");
+    free(saved);
+    if (bx)
+        clReleaseMemObject(bx);
+    if (by)
+        clReleaseMemObject(by);
+    clnorm_context_release(ctx);
+    ck_assert_msg(redirected, "stderr could not be redirected");
+    ck_assert_msg(st == CLNORM_SUCCESS && err == CL_SUCCESS, "status %d (%s), OpenCL %d", st, clnorm_status_string(st), err);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char text[8192];
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    remove(path);
+    ck_assert_msg(strstr(text, "cannot append to /nonexistent-clnorm-dir/build.log"), "no note on stderr: %.200s", text);
+    ck_assert_msg(strstr(text, "clnorm: built clnorm_forward"), "no build log on stderr: %.200s", text);
+}
+END_TEST
+
 /* The CPU row's forward on a CPU device converts weight, bias and an all-16-bit row to fp32 once
  * into local memory when their (2 + rows per item) * cols floats fit local_row_kib (local_row_kib_avx2
  * on PoCL x86 hosts without AVX-512, local_row_kib_intel_bf16 on AVX512_BF16 ones); the CPU
@@ -2668,6 +2731,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_bwd_local_row_fits_l1d);
     tcase_add_test(tc, x86_bf16_stores_where_the_cpu_has_them);
+    tcase_add_test(tc, build_log_unopenable_file_falls_back_to_stderr);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_test(tc, plan_row_phase_rule);
