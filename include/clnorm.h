@@ -358,7 +358,9 @@
  *     -10..10, a spread of ~50 next to a mean rounded to a multiple of 8: dweight off by ~2.6 %),
  *     as in any implementation that saves fp32 statistics.
  *   - Stores to BF16/F16 round to nearest even; values beyond the type's range become +-Inf, NaN
- *     stays NaN.
+ *     stays a quiet NaN. Which one: BF16 stores keep the sign and top payload bits (quieted) on
+ *     CPUs and the portable path, while NVIDIA GPUs of compute capability 8 and above (their
+ *     `cvt.rn.bf16x2` instruction) give the canonical 0x7FFF.
  */
 #ifndef CLNORM_H
 #define CLNORM_H
