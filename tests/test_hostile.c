@@ -112,6 +112,20 @@ static void expect_vec(const char *what, const float *got, const float *clean, i
     }
 }
 
+/* A row whose x-hat is NaN in every column: its y and dx are NaN, every other row is bitwise the
+ * clean run's; dweight sums dy * x-hat over the rows, so every column of it is NaN; dbias (sum dy)
+ * is untouched */
+static void expect_nan_row(const run *h, const run *clean, int bad)
+{
+    for (int r = 0; r < ROWS; ++r) {
+        expect_row("y", h->y, clean->y, r, r == bad);
+        expect_row("dx", h->dx, clean->dx, r, r == bad);
+    }
+    for (int c = 0; c < COLS; ++c)
+        ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
+    expect_vec("dbias", h->db, clean->db, COLS, -1);
+}
+
 static run *clean_run(uint64_t seed)
 {
     run *r = xcalloc(1, sizeof *r);
@@ -128,15 +142,8 @@ START_TEST(nan_or_inf_in_x_stays_in_its_row)
         const int bad = 4;
         h->x[bad * COLS + HCOL(17)] = inf ? INFINITY : NAN;
         execute(h, 1e-5f);
-        for (int r = 0; r < ROWS; ++r) {
-            expect_row("y", h->y, clean->y, r, r == bad);
-            expect_row("dx", h->dx, clean->dx, r, r == bad);
-        }
         ck_assert(isnan(h->mean[bad]) || isinf(h->mean[bad]));
-        /* dweight sums dy * xhat over rows: the bad row's xhat is NaN in every column */
-        for (int c = 0; c < COLS; ++c)
-            ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
-        expect_vec("dbias", h->db, clean->db, COLS, -1); /* dbias = sum dy: untouched */
+        expect_nan_row(h, clean, bad);
         free(clean);
         free(h);
     }
@@ -220,14 +227,7 @@ START_TEST(eps0_constant_row)
     /* var = 0 and eps = 0: rstd = 1/sqrt(0) = +Inf, xhat = 0 * Inf = NaN */
     ck_assert_msg(h->mean[bad] == 0.1f, "mean %.9g", (double)h->mean[bad]);
     ck_assert_msg(isinf(h->rstd[bad]) && h->rstd[bad] > 0, "rstd %g", (double)h->rstd[bad]);
-    for (int r = 0; r < ROWS; ++r) {
-        expect_row("y", h->y, clean->y, r, r == bad);
-        expect_row("dx", h->dx, clean->dx, r, r == bad);
-    }
-    /* the row's x-hat is NaN in every column: so is dweight; dbias (sum dy) is not */
-    for (int c = 0; c < COLS; ++c)
-        ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
-    expect_vec("dbias", h->db, clean->db, COLS, -1);
+    expect_nan_row(h, clean, bad);
     free(clean);
     free(h);
 }
@@ -283,13 +283,7 @@ START_TEST(shifted_sum_overflow_row)
         h->x[bad * COLS + c] = c == 0 ? 0.0f : c % 3 == 1 ? -3e38f : 3e38f;
     execute(h, 1e-5f);
     ck_assert_msg(!isfinite(h->mean[bad]), "mean %g, expected non-finite", (double)h->mean[bad]);
-    for (int r = 0; r < ROWS; ++r) {
-        expect_row("y", h->y, clean->y, r, r == bad);
-        expect_row("dx", h->dx, clean->dx, r, r == bad);
-    }
-    for (int c = 0; c < COLS; ++c)
-        ck_assert_msg(isnan(h->dw[c]), "dweight[%d] = %g, expected NaN", c, (double)h->dw[c]);
-    expect_vec("dbias", h->db, clean->db, COLS, -1);
+    expect_nan_row(h, clean, bad);
     free(clean);
     free(h);
 }
