@@ -109,10 +109,11 @@ typedef float8 sums_t;
  * 0.606 ms); without it, a loop over the row (16-bit rows: the unrolled batches cost registers
  * and spilled, bf16 at cols 16384 0.33 -> 0.58 ms). */
 
-/* NACC_LOCAL (sums-in-registers regime only; elsewhere ignored): the last NACC_LOCAL of each
- * item's dweight and dbias sum vectors live in local memory, the item's own slots (no barrier),
- * leaving their registers to the loads of the two reads. */
-#if defined(NACC_LOCAL) && NCACHE == 0 && PARTIALS && NACC > NACC_LOCAL && NACC_LOCAL > 0
+/* NACC_LOCAL (the register-cache and sums-in-registers regimes; elsewhere ignored): the last
+ * NACC_LOCAL of each item's dweight and dbias sum vectors live in local memory, the item's own
+ * slots (no barrier), leaving their registers to the loads of the two reads, or to the cached
+ * row. */
+#if defined(NACC_LOCAL) && NACC > 0 && PARTIALS && NACC > NACC_LOCAL && NACC_LOCAL > 0
 #define NL NACC_LOCAL
 #else
 #define NL 0

@@ -141,6 +141,11 @@ typedef struct clnorm_op_params {
                                bytes, sums in registers and row not cached: this many of each
                                item's dweight and dbias sum vectors in local memory instead
                                (NACC_LOCAL), where local memory holds them (0: none) */
+    unsigned acc_local16;   /* backward, all-16-bit calls with dweight/dbias whose row is cached
+                               (register cache): this many of each item's dweight and dbias sum
+                               vectors in local memory (NACC_LOCAL), where local memory holds
+                               them (0: none; no row of the table sets it: session 39's
+                               measurement, docs/PERFORMANCE.md) */
     unsigned dxb_res;       /* the same calls, where acc_local_res applies: dx's second read in
                                batches of this many vectors instead of dxb (0: dxb) */
     unsigned groups16;      /* backward, all-16-bit calls with dweight/dbias whose row is cached:

@@ -404,7 +404,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
         {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_fit16_deep", &p->fwd.fit16_deep, 0, 16, false},
         {"fwd_fit16_deep_tpr", &p->fwd.fit16_deep_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
-        {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
+        {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_acc_local16", &p->bwd.acc_local16, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
         {"bwd_groups16", &p->bwd.groups16, 0, 64, false}, {"bwd_groups16_res", &p->bwd.groups16_res, 0, 64, false},
         {"fwd_bfly_tpr", &p->fwd.bfly_tpr, 0, 1024, false}, {"bwd_bfly_tpr", &p->bwd.bfly_tpr, 0, 1024, false},
         {"fwd_bfly_cols_max", &p->fwd.bfly_cols_max, 0, 1u << 30, false},
@@ -1080,6 +1080,13 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
             if (op->dxb_res && (!op->tpr_max || L.tpr <= op->tpr_max))
                 L.dxb = op->dxb_res;
         }
+    }
+    /* ... and all-16-bit calls whose row is cached keep acc_local16 of each item's sum vectors
+     * there (the cache and the sums together are what fills a compute unit at cols 16384) */
+    if (backward && partials && L.ncache && max_elem == 2 && op->acc_local16 && op->acc_local16 < L.nacc) {
+        const size_t acc_bytes = 2 * (size_t)op->acc_local16 * L.tpr * L.rpw * L.vec * sizeof(float);
+        if (!ctx->info.local_mem || acc_bytes + red_bytes * L.rpi <= ctx->info.local_mem)
+            L.acc_local = op->acc_local16;
     }
     /* the forward's local buffer ((2 + rpi) * cols floats) within the table's size, and with the kernel's own row-sum
      * scratch (two buffers of RED_SIZE: 4 floats for a one-item group) within the device's local
