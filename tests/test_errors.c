@@ -36,6 +36,7 @@ typedef struct efx {
     cl_mem sub_ro;      /* a CL_MEM_READ_ONLY sub-buffer of mem[B_PARENT], where sub is */
     cl_mem sub_of_ro;   /* a sub-buffer of ro made without access flags: it inherits READ_ONLY */
     void *host_mem;     /* ... its memory */
+    cl_mem image;       /* a 2D image (not a buffer); NULL where the device has no images */
     cl_event done;      /* a completed user event, for the wait-list cases */
     cl_event other_done; /* ... of another cl_context */
 } efx;
@@ -87,6 +88,19 @@ static void efx_setup(efx *f, uint64_t seed)
     const cl_buffer_region ro_region = { 0, 2 * RC * sizeof(float) };
     f->sub_of_ro = clCreateSubBuffer(f->ro, 0, CL_BUFFER_CREATE_TYPE_REGION, &ro_region, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateSubBuffer (flags 0 of a CL_MEM_READ_ONLY buffer): %d", err);
+    cl_bool images = CL_FALSE;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(f->ctx), CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL));
+    f->image = NULL;
+    if (images) {
+        const cl_image_format fmt = { CL_R, CL_FLOAT };
+        cl_image_desc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+        desc.image_width = C;
+        desc.image_height = R;
+        f->image = clCreateImage(clctx, CL_MEM_READ_WRITE, &fmt, &desc, NULL, &err);
+        ck_assert_msg(err == CL_SUCCESS, "clCreateImage (a device with image support): %d", err);
+    }
     f->done = clCreateUserEvent(clctx, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
     CL_OK(clSetUserEventStatus(f->done, CL_COMPLETE));
@@ -126,6 +140,8 @@ static void efx_teardown(efx *f)
     clReleaseMemObject(f->wo);
     clReleaseMemObject(f->sub_ro);
     clReleaseMemObject(f->sub_of_ro);
+    if (f->image)
+        clReleaseMemObject(f->image);
     free(f->host_mem);
     clReleaseEvent(f->done);
     clReleaseEvent(f->other_done);
@@ -199,6 +215,8 @@ static clnorm_status call_backward(const args *a, cl_event *ev)
 typedef struct expect {
     const char *what;
     clnorm_status status, alt;
+    const char *msg; /* where the status alone cannot tell the check apart: a part of the message */
+    int skip;        /* the device lacks what the case needs (images) */
 } expect;
 
 #define CASE(n, text, st)   \
@@ -212,11 +230,11 @@ typedef struct expect {
     return e;
 
 /* ------------------------------------------------------------------------------------------ */
-#define FWD_ERROR_CASES 64
+#define FWD_ERROR_CASES 73
 
 static expect forward_error_case(int i, args *a, efx *f)
 {
-    expect e = { NULL, 0, 0 };
+    expect e = { NULL, 0, 0, NULL, 0 };
     cl_mem sh = f->mem[B_SHARED];
     switch (i) {
     CASE(0, "ctx NULL", CLNORM_NULL_ARGUMENT) a->ctx = NULL; break;
@@ -344,14 +362,69 @@ static expect forward_error_case(int i, args *a, efx *f)
         a->nwait = 1;
         a->wait = &f->other_done;
         break;
+    /* the two 16-bit dtypes have one element size: only the dtype tells these views apart */
+    CASE(64, "y at x's buffer, offset and stride as F16 over BF16 x", CLNORM_OVERLAP)
+        a->x = mat(sh, 0, 0);
+        a->x.dtype = CLNORM_BF16;
+        a->y = mat(sh, 0, 0);
+        a->y.dtype = CLNORM_F16;
+        break;
+    /* rows 0 writes nothing, but its views are checked like any call's */
+    CASE(65, "rows 0, y.buffer CL_MEM_READ_ONLY", CLNORM_BUFFER_ACCESS)
+        a->rows = 0;
+        a->has_w = a->has_b = a->has_mean = a->has_rstd = 0;
+        a->y.buffer = f->ro;
+        break;
+    CASE(66, "rows 0, wait list with an event of another cl_context", CL_INVALID_CONTEXT)
+        e.msg = "belongs to another cl_context"; /* (PoCL's own enqueue gives the same status) */
+        a->rows = 0;
+        a->has_w = a->has_b = a->has_mean = a->has_rstd = 0;
+        a->nwait = 1;
+        a->wait = &f->other_done;
+        break;
+    CASE(67, "rows 0, x.offset one past its buffer's end", CLNORM_OUT_OF_BOUNDS)
+        a->rows = 0;
+        a->has_w = a->has_b = a->has_mean = a->has_rstd = 0;
+        a->x.offset = RC + 1;
+        break;
+    CASE(68, "wait list {a complete event, NULL}", CL_INVALID_EVENT_WAIT_LIST)
+        e.msg = "event_wait_list[1] is NULL";
+        {
+            static cl_event wl[2];
+            wl[0] = f->done;
+            wl[1] = NULL;
+            a->nwait = 2;
+            a->wait = wl;
+        }
+        break;
+    /* the extent's last term wraps: 1 * stride + cols is 2^64 */
+    CASE(69, "rows 2, cols SIZE_MAX/2+1 (stride + cols wraps to 0)", CLNORM_OUT_OF_BOUNDS)
+        e.alt = CLNORM_INVALID_SHAPE;
+        a->rows = 2;
+        a->cols = SIZE_MAX / 2 + 1;
+        a->has_w = a->has_b = 0;
+        break;
+    CASE(70, "x.offset 1 with an extent of SIZE_MAX (offset + extent wraps to 0)", CLNORM_OUT_OF_BOUNDS)
+        e.alt = CLNORM_INVALID_SHAPE;
+        a->rows = 2;
+        a->x = mat(f->mem[B_X], 1, SIZE_MAX - C);
+        break;
+    CASE(71, "x.buffer a 2D image", CLNORM_INVALID_BUFFER)
+        e.skip = f->image == NULL;
+        a->x.buffer = f->image;
+        break;
+    CASE(72, "mean.buffer a 2D image", CLNORM_INVALID_BUFFER)
+        e.skip = f->image == NULL;
+        a->mean.buffer = f->image;
+        break;
     END_CASES(FWD_ERROR_CASES)
 }
 
-#define BWD_ERROR_CASES 64
+#define BWD_ERROR_CASES 70
 
 static expect backward_error_case(int i, args *a, efx *f)
 {
-    expect e = { NULL, 0, 0 };
+    expect e = { NULL, 0, 0, NULL, 0 };
     cl_mem sh = f->mem[B_SHARED];
     switch (i) {
     CASE(0, "ctx NULL", CLNORM_NULL_ARGUMENT) a->ctx = NULL; break;
@@ -469,6 +542,43 @@ static expect backward_error_case(int i, args *a, efx *f)
         a->nwait = 1;
         a->wait = &f->other_done;
         break;
+    CASE(64, "dx at dresidual's buffer, offset and stride as F16 over BF16 dresidual", CLNORM_OVERLAP)
+        a->dres = mat(sh, 0, 0);
+        a->dres.dtype = CLNORM_BF16;
+        a->dx = mat(sh, 0, 0);
+        a->dx.dtype = CLNORM_F16;
+        break;
+    CASE(65, "rows 0 without dweight/dbias, dx.buffer CL_MEM_READ_ONLY", CLNORM_BUFFER_ACCESS)
+        a->rows = 0;
+        a->has_dw = a->has_db = 0;
+        a->dx.buffer = f->ro;
+        break;
+    CASE(66, "rows 0 without dweight/dbias, wait list with an event of another cl_context", CL_INVALID_CONTEXT)
+        e.msg = "belongs to another cl_context";
+        a->rows = 0;
+        a->has_dw = a->has_db = 0;
+        a->nwait = 1;
+        a->wait = &f->other_done;
+        break;
+    CASE(67, "wait list {a complete event, NULL}", CL_INVALID_EVENT_WAIT_LIST)
+        e.msg = "event_wait_list[1] is NULL";
+        {
+            static cl_event wl[2];
+            wl[0] = f->done;
+            wl[1] = NULL;
+            a->nwait = 2;
+            a->wait = wl;
+        }
+        break;
+    CASE(68, "dy.offset 1 with an extent of SIZE_MAX (offset + extent wraps to 0)", CLNORM_OUT_OF_BOUNDS)
+        e.alt = CLNORM_INVALID_SHAPE;
+        a->rows = 2;
+        a->dy = mat(f->mem[B_DY], 1, SIZE_MAX - C);
+        break;
+    CASE(69, "dy.buffer a 2D image", CLNORM_INVALID_BUFFER)
+        e.skip = f->image == NULL;
+        a->dy.buffer = f->image;
+        break;
     END_CASES(BWD_ERROR_CASES)
 }
 
@@ -481,6 +591,11 @@ static void run_error_case(int i, int backward)
     base_args(&a, &f);
     expect e = backward ? backward_error_case(i, &a, &f) : forward_error_case(i, &a, &f);
     snprintf(what, sizeof what, "%s error case %d (%s)", backward ? "backward" : "forward", i, e.what);
+    if (e.skip) {
+        fprintf(stderr, "%s: skipped, the device has no image support\n", what);
+        efx_teardown(&f);
+        return;
+    }
     cl_event ev = NULL;
     clnorm_status st = backward ? call_backward(&a, &ev) : call_forward(&a, &ev);
     if (st == CLNORM_SUCCESS && ev)
@@ -490,6 +605,7 @@ static void run_error_case(int i, int backward)
                   clnorm_context_last_error(a.ctx));
     const char *msg = clnorm_context_last_error(a.ctx);
     ck_assert_msg(msg != NULL && msg[0] != '\0', "%s: empty clnorm_context_last_error", what);
+    ck_assert_msg(!e.msg || strstr(msg, e.msg), "%s: message \"%s\" does not say \"%s\"", what, msg, e.msg);
     efx_expect_untouched(&f, what);
     efx_teardown(&f);
 }
@@ -501,11 +617,11 @@ END_TEST
 
 /* ------------------------------------------------------------------------------------------ */
 /* Valid calls that look close to the errors above: all must succeed. */
-#define FWD_VALID_CASES 10
+#define FWD_VALID_CASES 11
 
 static expect forward_valid_case(int i, args *a, efx *f)
 {
-    expect e = { NULL, CLNORM_SUCCESS, 0 };
+    expect e = { NULL, CLNORM_SUCCESS, 0, NULL, 0 };
     cl_mem sh = f->mem[B_SHARED];
     switch (i) {
     CASE(0, "exact-size buffers", CLNORM_SUCCESS) break;
@@ -551,6 +667,12 @@ static expect forward_valid_case(int i, args *a, efx *f)
         a->mean = vec(f->wo, RC);
         a->rstd = vec(f->wo, RC + R);
         break;
+    CASE(10, "rows 0, x and y views at their buffers' very ends", CLNORM_SUCCESS)
+        a->rows = 0;
+        a->has_w = a->has_b = a->has_mean = a->has_rstd = 0;
+        a->x.offset = RC;
+        a->y.offset = RC;
+        break;
     END_CASES(FWD_VALID_CASES)
 }
 
@@ -558,7 +680,7 @@ static expect forward_valid_case(int i, args *a, efx *f)
 
 static expect backward_valid_case(int i, args *a, efx *f)
 {
-    expect e = { NULL, CLNORM_SUCCESS, 0 };
+    expect e = { NULL, CLNORM_SUCCESS, 0, NULL, 0 };
     cl_mem sh = f->mem[B_SHARED];
     switch (i) {
     CASE(0, "exact-size buffers", CLNORM_SUCCESS) break;
