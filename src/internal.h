@@ -142,10 +142,13 @@ typedef struct clnorm_op_params {
                                item's dweight and dbias sum vectors in local memory instead
                                (NACC_LOCAL), where local memory holds them (0: none) */
     unsigned acc_local16;   /* backward, all-16-bit calls with dweight/dbias whose row is cached
-                               (register cache): this many of each item's dweight and dbias sum
-                               vectors in local memory (NACC_LOCAL), where local memory holds
-                               them (0: none; no row of the table sets it: session 39's
-                               measurement, docs/PERFORMANCE.md) */
+                               (register cache) in full-width vectors, not in a row-phase frame,
+                               at least acc_local16_nc deep: this many of each item's dweight and
+                               dbias sum vectors in local memory (NACC_LOCAL), where local memory
+                               holds them (0: none) */
+    unsigned acc_local16_nc; /* the least cache depth acc_local16 takes (0: any) */
+    unsigned cache16_lacc;  /* the same calls: the row cached up to this many vectors deep (beyond
+                               ncache) where acc_local16 then applies (0: ncache) */
     unsigned dxb_res;       /* the same calls, where acc_local_res applies: dx's second read in
                                batches of this many vectors instead of dxb (0: dxb) */
     unsigned groups16;      /* backward, all-16-bit calls with dweight/dbias whose row is cached:

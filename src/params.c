@@ -212,7 +212,7 @@ static const clnorm_device_params table[] = {
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
              .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
-             .fill16 = 5, .acc_local_res = 1, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
+             .fill16 = 5, .acc_local_res = 1, .acc_local16 = 1, .acc_local16_nc = 3, .cache16_lacc = 4, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .colsweep_stream = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
@@ -404,7 +404,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
         {"fwd_fit16_tpr", &p->fwd.fit16_tpr, 0, 1024, false}, {"fwd_fit16_deep", &p->fwd.fit16_deep, 0, 16, false},
         {"fwd_fit16_deep_tpr", &p->fwd.fit16_deep_tpr, 0, 1024, false}, {"fwd_raw16_vecs", &p->fwd.raw16_vecs, 0, 1u << 20, false},
-        {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_acc_local16", &p->bwd.acc_local16, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
+        {"bwd_acc_local_res", &p->bwd.acc_local_res, 0, 16, false}, {"bwd_acc_local16", &p->bwd.acc_local16, 0, 16, false},
+        {"bwd_acc_local16_nc", &p->bwd.acc_local16_nc, 0, 16, false}, {"bwd_cache16_lacc", &p->bwd.cache16_lacc, 0, 16, false}, {"bwd_dxb_res", &p->bwd.dxb_res, 0, 16, false},
         {"bwd_groups16", &p->bwd.groups16, 0, 64, false}, {"bwd_groups16_res", &p->bwd.groups16_res, 0, 64, false},
         {"fwd_bfly_tpr", &p->fwd.bfly_tpr, 0, 1024, false}, {"bwd_bfly_tpr", &p->bwd.bfly_tpr, 0, 1024, false},
         {"fwd_bfly_cols_max", &p->fwd.bfly_cols_max, 0, 1u << 30, false},
@@ -963,7 +964,21 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     const size_t nc = (nv + tpr - 1) / tpr;
     L.tpr = (unsigned)tpr;
     const unsigned ncache = cache_limit(op, backward, partials, wide, tpr);
-    L.ncache = nc <= ncache || nc == fill_nc ? (unsigned)nc : 0;
+    /* all-16-bit calls with dweight/dbias: up to cache16_lacc vectors deep where acc_local16 of the
+     * sum vectors then go to local memory (acc16_local below; its local-memory test is repeated
+     * here with the largest rows per item and row slots the plan can take) */
+    const bool acc16 = backward && partials && max_elem == 2 && frame == FRAME_NONE && L.vec * max_elem == P->vec_bytes &&
+                       op->acc_local16 && nc >= op->acc_local16_nc && nc > op->acc_local16;
+    bool deep16 = acc16 && nc > ncache && op->cache16_lacc && nc <= op->cache16_lacc;
+    if (deep16 && ctx->info.local_mem) {
+        size_t rpw_max = op->wg / tpr > 1 ? op->wg / tpr : 1;
+        while (rpw_max > 1 && rpw_max * tpr > max_wg)
+            rpw_max /= 2;
+        const size_t items = tpr * rpw_max, rpi_max = rpi_req > 1 ? rpi_req : 1;
+        deep16 = 2 * (size_t)op->acc_local16 * items * vec * sizeof(float) + (items + (items + 31) / 32) * 8 * rpi_max <=
+                 ctx->info.local_mem;
+    }
+    L.ncache = nc <= ncache || nc == fill_nc || deep16 ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
     if (L.nacc < L.ncache)
         L.nacc = L.ncache;
@@ -1081,9 +1096,13 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                 L.dxb = op->dxb_res;
         }
     }
-    /* ... and all-16-bit calls whose row is cached keep acc_local16 of each item's sum vectors
-     * there (the cache and the sums together are what fills a compute unit at cols 16384) */
-    if (backward && partials && L.ncache && max_elem == 2 && op->acc_local16 && op->acc_local16 < L.nacc) {
+    /* ... and all-16-bit calls whose row is cached (acc16 above) keep acc_local16 of each item's
+     * sum vectors there: the cached row and the fp32 sums of 512 items are what fills a compute
+     * unit's registers (bf16 on an H100, 512 items, ms, twice-read / cached / cached with one sum
+     * vector local: cols 16384 0.382 / 0.361 (256 bytes of spills) / 0.340, with the residual
+     * gradient 0.494 / 0.837 (960 bytes) / 0.436; 12288, 3 deep, cached / local: 0.311 / 0.292,
+     * with the residual gradient 0.381 / 0.382) */
+    if (acc16 && L.ncache && op->acc_local16 < L.nacc) {
         const size_t acc_bytes = 2 * (size_t)op->acc_local16 * L.tpr * L.rpw * L.vec * sizeof(float);
         if (!ctx->info.local_mem || acc_bytes + red_bytes * L.rpi <= ctx->info.local_mem)
             L.acc_local = op->acc_local16;
