@@ -1201,6 +1201,54 @@ END_TEST
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
+/* acc_local16 (NVIDIA: 1, from 3 vectors deep, cache16_lacc 4): all-16-bit calls with
+ * dweight/dbias whose row is cached in full-width vectors keep one sum vector per item in local
+ * memory, and rows 4 deep (beyond ncache 3) are cached where that applies */
+START_TEST(plan_acc_local16_rule)
+{
+    if (!groups_of_at_least(512, "plan_acc_local16_rule"))
+        return;
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0";
+    clnorm_context *ctx = gpu_context_with_tune2(base, "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    const int RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_launch_info L = plan_of(ctx, 1, 16384, CLNORM_BF16); /* 512 items x 4: beyond ncache */
+    ck_assert_msg(L.items_per_row == 512 && L.register_cache == 4 && L.local_accumulators == 1 && L.raw_cache == 1,
+                  "16384: %u items, cache %u, local %u", L.items_per_row, L.register_cache, L.local_accumulators);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert(L.register_cache == 4 && L.local_accumulators == 1);
+    L = plan_of(ctx, 1, 12288, CLNORM_BF16); /* 3 deep, within ncache */
+    ck_assert(L.register_cache == 3 && L.local_accumulators == 1);
+    L = plan_of(ctx, 1, 8192, CLNORM_BF16); /* 2 deep: below acc_local16_nc */
+    ck_assert(L.register_cache == 2 && L.local_accumulators == 0);
+    L = plan_of(ctx, 1, 16392, CLNORM_BF16); /* 5 deep: beyond cache16_lacc, read twice */
+    ck_assert(L.register_cache == 0 && L.local_accumulators == 0);
+    L = plan_of(ctx, 1, 16380, CLNORM_BF16); /* 4-element vectors: not full width */
+    ck_assert(L.vector_width == 4 && L.register_cache == 0 && L.local_accumulators == 0);
+    L = plan_of(ctx, 1, 16384, CLNORM_F32); /* fp32: no */
+    ck_assert(L.register_cache == 0 && L.local_accumulators == 0);
+    L = plan_of(ctx, CLNORM_PLAN_BACKWARD_DX, 16384, CLNORM_BF16); /* no sums */
+    ck_assert(L.local_accumulators == 0);
+    clnorm_context_release(ctx);
+    /* without acc_local16 the row 4 deep is read twice, whatever cache16_lacc says */
+    ctx = gpu_context_with_tune2(base, "bwd_acc_local16=0,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16);
+    ck_assert(L.register_cache == 0 && L.local_accumulators == 0);
+    clnorm_context_release(ctx);
+    /* 2 of the 4 vectors: 2 x 2 x 512 items x 32 bytes beside the row sums' 512 + 16 float2, where
+     * local memory holds them (the H100's 48 KiB does not: the row is then read twice) */
+    ctx = gpu_context_with_tune2(base, "bwd_acc_local16=2,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    cl_ulong lmem = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(ctx), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
+    const bool fits = 2u * 2 * 512 * 32 + (512 + 16) * 8 <= lmem;
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16);
+    ck_assert_msg(fits ? L.register_cache == 4 && L.local_accumulators == 2 : L.register_cache == 0 && L.local_accumulators == 0,
+                  "local memory %llu bytes: cache %u, %u local sum vectors", (unsigned long long)lmem, L.register_cache,
+                  L.local_accumulators);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 START_TEST(plan_acc_local_res_rule)
 {
     if (!groups_of_at_least(512, "plan_acc_local_res_rule"))
@@ -2718,6 +2766,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_groups_cap);
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
+    tcase_add_test(tc, plan_acc_local16_rule);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
     tcase_add_test(tc, plan_colsweep_stream_rule);
