@@ -471,6 +471,107 @@ static void bf16_forward(const uint16_t *x, const uint16_t *w, const uint16_t *b
         clReleaseMemObject(all[k]);
 }
 
+/* Stores of exact ties round to even, in every path a call takes (the vector stores, the scalar
+ * ones of unaligned tails and one-element vectors): a forward whose weight is 0 gives y = bias
+ * exactly, and a backward whose dy is 0 gives dx = dresidual exactly, so fp32 ties in the bias
+ * (dresidual) must come out as their round-to-nearest-even bf16 / f16 (a store that rounds ties
+ * away from zero is 1 ulp off only on ties, which random data and tolerances never see). Without
+ * a bias, y = weight * x-hat keeps the sign of a zero product: x constant at 1 (a mean of exactly
+ * 1 in any summation order), weight -1, y is -0 everywhere. */
+static uint32_t tie_bits(rng *g, clnorm_dtype dt)
+{
+    /* a normal value in +-[0.5, 8) whose bits below the storage type's last one are exactly half */
+    const uint32_t mag = 0x3F000000u + (uint32_t)(rng_next(g) % 0x01800000u);
+    const uint32_t low = dt == CLNORM_BF16 ? 0xFFFFu : 0x1FFFu, half = dt == CLNORM_BF16 ? 0x8000u : 0x1000u;
+    return ((mag & ~low) | half) | (rng_next(g) & 1 ? 0x80000000u : 0u);
+}
+
+static uint16_t store16(clnorm_dtype dt, float v) { return dt == CLNORM_BF16 ? f32_to_bf16(v) : f32_to_f16(v); }
+
+START_TEST(stores_round_ties_to_even)
+{
+    const clnorm_dtype dt = _i & 1 ? CLNORM_F16 : CLNORM_BF16;
+    const int backward = _i >= 2;
+    enum { N = ROWS * COLS };
+    static float x[N], dy[N], dres[N], w[COLS], b[COLS], mean[ROWS], rstd[ROWS];
+    static uint16_t out[N];
+    rng g;
+    rng_seed(&g, 0x71e5u + (uint64_t)_i);
+    for (int i = 0; i < N; ++i) {
+        x[i] = (float)rng_uniform(&g) * 4.0f - 2.0f;
+        dy[i] = 0.0f;
+        dres[i] = f32_from_bits(tie_bits(&g, dt));
+        out[i] = 0x5A5A;
+    }
+    for (int c = 0; c < COLS; ++c) {
+        w[c] = backward ? (float)rng_uniform(&g) + 0.5f : 0.0f;
+        b[c] = f32_from_bits(tie_bits(&g, dt));
+    }
+    for (int r = 0; r < ROWS; ++r) {
+        mean[r] = (float)rng_uniform(&g) - 0.5f;
+        rstd[r] = (float)rng_uniform(&g) + 0.5f;
+    }
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_mem X = upload(c, x, sizeof x), DY = upload(c, dy, sizeof dy), DR = upload(c, dres, sizeof dres),
+           W = upload(c, w, sizeof w), B = upload(c, b, sizeof b), M = upload(c, mean, sizeof mean),
+           S = upload(c, rstd, sizeof rstd), O = upload(c, out, sizeof out);
+    const clnorm_matrix MX = {X, 0, 0, CLNORM_F32}, MDY = {DY, 0, 0, CLNORM_F32}, MDR = {DR, 0, 0, CLNORM_F32},
+                        MO = {O, 0, 0, dt};
+    const clnorm_vector VW = {W, 0, CLNORM_F32}, VB = {B, 0, CLNORM_F32}, VM = {M, 0, CLNORM_F32}, VS = {S, 0, CLNORM_F32};
+    if (backward)
+        CLNORM_OK(ctx, clnorm_layer_norm_backward(ctx, ROWS, COLS, &MDY, &MX, &VW, &VM, &VS, &MDR, &MO, NULL, NULL, 0, NULL, NULL));
+    else
+        CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, ROWS, COLS, 1e-5f, &MX, &VW, &VB, &MO, NULL, NULL, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), O, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+    for (int i = 0; i < N; ++i) {
+        const float v = backward ? dres[i] : b[i % COLS];
+        ck_assert_msg(out[i] == store16(dt, v), "%s %s [%d, %d]: 0x%04x from the tie 0x%08x, expected 0x%04x",
+                      backward ? "dx" : "y", dtype_name(dt), i / COLS, i % COLS, out[i], f32_bits(v), store16(dt, v));
+    }
+    cl_mem all[] = {X, DY, DR, W, B, M, S, O};
+    for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
+        clReleaseMemObject(all[k]);
+}
+END_TEST
+
+START_TEST(no_bias_keeps_the_sign_of_zero)
+{
+    const clnorm_dtype dt = _i ? CLNORM_F32 : CLNORM_BF16;
+    enum { N = ROWS * COLS };
+    static uint16_t x16[N], y16[N], w16[COLS];
+    static float x32[N], y32[N], w[COLS];
+    for (int i = 0; i < N; ++i) {
+        x16[i] = 0x3F80; /* 1.0 */
+        x32[i] = 1.0f;
+        y16[i] = 0x5A5A;
+        y32[i] = 7.0f;
+    }
+    for (int c = 0; c < COLS; ++c) {
+        w[c] = -1.0f;
+        w16[c] = 0xBF80;
+    }
+    clnorm_context *ctx = test_context();
+    cl_context c = clnorm_context_cl_context(ctx);
+    const int f32 = dt == CLNORM_F32;
+    /* (all 16-bit in the bf16 case: the calls that take the CPU row's local rows) */
+    cl_mem X = f32 ? upload(c, x32, sizeof x32) : upload(c, x16, sizeof x16),
+           W = f32 ? upload(c, w, sizeof w) : upload(c, w16, sizeof w16), Y = f32 ? upload(c, y32, sizeof y32) : upload(c, y16, sizeof y16);
+    const clnorm_matrix MX = {X, 0, 0, dt}, MY = {Y, 0, 0, dt};
+    const clnorm_vector VW = {W, 0, dt};
+    CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, ROWS, COLS, 1e-5f, &MX, &VW, NULL, &MY, NULL, NULL, 0, NULL, NULL));
+    CL_OK(clEnqueueReadBuffer(clnorm_context_queue(ctx), Y, CL_TRUE, 0, f32 ? sizeof y32 : sizeof y16, f32 ? (void *)y32 : (void *)y16, 0,
+                              NULL, NULL));
+    for (int i = 0; i < N; ++i) {
+        const uint32_t got = f32 ? f32_bits(y32[i]) : y16[i], want = f32 ? 0x80000000u : 0x8000u;
+        ck_assert_msg(got == want, "y %s [%d, %d] = 0x%x, expected -0 (0x%x)", dtype_name(dt), i / COLS, i % COLS, got, want);
+    }
+    clReleaseMemObject(X);
+    clReleaseMemObject(W);
+    clReleaseMemObject(Y);
+}
+END_TEST
+
 START_TEST(bf16_nan_payloads_stay_quiet_nans)
 {
     enum { R = 8, C = 256 };
@@ -515,6 +616,8 @@ int main(void)
     tcase_add_test(tc, nan_in_dresidual_stays_in_its_element);
     tcase_add_test(tc, nan_in_weight_stays_in_its_column_forward);
     tcase_add_test(tc, bf16_nan_payloads_stay_quiet_nans);
+    tcase_add_loop_test(tc, stores_round_ties_to_even, 0, 4);
+    tcase_add_loop_test(tc, no_bias_keeps_the_sign_of_zero, 0, 2);
     tcase_add_test(tc, eps0_constant_row);
     tcase_add_test(tc, eps0_tiny_row_underflows);
     tcase_add_test(tc, shifted_sum_overflow_row);
