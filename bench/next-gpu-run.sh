@@ -11,6 +11,15 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 39 (0.31.0): 0.30.0's whole suite passed on an H100 (125/125) and its --full is
+# docs/h100-full.json. New, measured by --tune only (H100, bf16 backward 16384 0.382 -> 0.340 ms,
+# with the residual gradient 0.494 -> 0.436, 12288 0.311 -> 0.292): one sum vector per item in
+# local memory beside the cached 16-bit row (acc_local16), shipped OFF (NV_ACC_LOCAL16 0 in
+# src/params.c) because no checked run was possible. Due next, in this order:
+#   run  carry [".gpu"]  command "SUITE_REGEX=acc_local16 bash bench/next-gpu-run.sh suite"
+#   run  carry [".gpu"]  command "CLNORM_TUNE=bwd_acc_local16=1 bash bench/next-gpu-run.sh full"
+# (--full checks every op against float64, 12288 and 16384 included); if both pass, set
+# NV_ACC_LOCAL16 1, then the whole `suite` and `full` on an H200.
 # Session 38 (0.30.0: host-side checks and packaging, no kernel change): two late calls on an H100.
 # test_bf16_store's NV_CVT path gave the canonical NaN 0x7FFF for NaN inputs (the test now takes
 # any quiet NaN there); then 97 of 125 tests passed, none failed, before the budget ran out.

@@ -195,6 +195,12 @@
  * 0.908 / 0.793. Narrowed to 1 element, 4 deep, not in the rule: dx_res phased won (14335 0.746 /
  * 0.688, 16381 0.732 / 0.663), dx mixed (14335 0.728 / 0.773, 16381 0.732 / 0.617) */
 #define NV_PHASE_DX32_DEEP 4
+/* acc_local16 (session 39, an H100, `--tune`, bf16, ms, two alternations): one of each item's sum
+ * vectors in local memory beside a row cached 4 deep (cols 16384, read twice before) 0.382 -> 0.340,
+ * with the residual gradient 0.494 -> 0.436; 3 deep (12288) 0.311 -> 0.292. Off (0) until the
+ * whole suite has run with it on a GPU (its `nv_acc_local16` variants; the device time ran out
+ * this session): CLNORM_TUNE=bwd_acc_local16=1 turns it on */
+#define NV_ACC_LOCAL16 0
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -212,7 +218,7 @@ static const clnorm_device_params table[] = {
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
              .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
-             .fill16 = 5, .acc_local_res = 1, .acc_local16 = 1, .acc_local16_nc = 3, .cache16_lacc = 4, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
+             .fill16 = 5, .acc_local_res = 1, .acc_local16 = NV_ACC_LOCAL16, .acc_local16_nc = 3, .cache16_lacc = 4, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .colsweep_stream = 1, .balance = 5,
              .balance_rounds = 32, .stream_tpr = 1024, .short16_cols = 64, .short16_vec_bytes = 8,
