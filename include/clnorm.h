@@ -231,7 +231,13 @@
  *     registers and row not cached: this many of each item's dweight and of its dbias sum vectors
  *     in local memory instead, where fewer than all of them and local memory holds them; 0 =
  *     none, else up to 16), `bwd_dxb_res` (the batches of those calls where `bwd_acc_local_res`
- *     applies, instead of `bwd_dxb`; 0 = `bwd_dxb`), `bwd_groups16` and `bwd_groups16_res`
+ *     applies, instead of `bwd_dxb`; 0 = `bwd_dxb`), `bwd_acc_local16` (all-16-bit calls with
+ *     dweight/dbias whose row is cached in full-width vectors, outside row phases, at least
+ *     `bwd_acc_local16_nc` vectors deep (0 = any depth): this many of each item's sum vectors in
+ *     local memory, where fewer than all and local memory holds them; 0 = none, else up to 16;
+ *     NVIDIA's table has 0 until a checked GPU run, see docs/PERFORMANCE.md session 39),
+ *     `bwd_cache16_lacc` (those calls: rows cached up to this many vectors deep, beyond
+ *     `bwd_ncache`, where `bwd_acc_local16` then applies; 0 = `bwd_ncache`), `bwd_groups16` and `bwd_groups16_res`
  *     (all-16-bit calls with dweight/dbias whose row is cached, without and with a residual
  *     gradient: persistent work-groups per compute unit, counted in groups of `bwd_wg` items as
  *     `bwd_groups` is, instead of `bwd_groups`, for kernels whose registers leave room for fewer;
