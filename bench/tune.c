@@ -44,6 +44,9 @@ static const char *const BWD[] = {
     "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=0", "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=1",
     /* the twice-read fp32 rows with a residual gradient: sum vectors in local memory, on and off */
     "bwd_acc_local_res=0", "bwd_acc_local_res=1,bwd_dxb_res=3",
+    /* the cached all-16-bit rows with dweight/dbias: one sum vector in local memory (rows up to 4
+     * deep), off and on */
+    "bwd_acc_local16=0", "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4",
     /* groups per compute unit of the cached all-16-bit calls with dweight/dbias (without and with the
      * residual gradient): the NVIDIA row's, and one more each */
     "bwd_groups16=2,bwd_groups16_res=1", "bwd_groups16=3,bwd_groups16_res=2",

@@ -15,7 +15,9 @@
  * register count is that path's):
  *   NCACHE > 0   cols <= TPR*VEC*NCACHE: the rows stay in registers, x and dy are read once;
  *                as x-hat and g (fp32), or with CACHE_RAW as x and dy in their storage format
- *                (16-bit data in half the registers; x-hat and g are recomputed for dx);
+ *                (16-bit data in half the registers; x-hat and g are recomputed for dx); with
+ *                NACC_LOCAL, that many of each item's sum vectors are in local memory (registers
+ *                for the cached row);
  *   NACC > 0     cols <= TPR*VEC*NACC: the dweight/dbias sums stay in registers, x and dy are
  *                read twice (the second read mostly from cache); with NACC_LOCAL, that many of
  *                each item's sum vectors are in local memory instead (registers for DXB);

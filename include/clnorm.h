@@ -705,8 +705,9 @@ typedef struct clnorm_launch_info {
                                          dx's second read of x and dy goes this many vectors at a
                                          time, all loads of a batch before its stores; 0: one
                                          vector at a time in a loop (0.5 appended this field) */
-    unsigned local_accumulators;    /**< backward with dweight/dbias whose sums are in registers and
-                                         whose row is not cached: how many of each item's
+    unsigned local_accumulators;    /**< backward with dweight/dbias whose sums are in registers
+                                         (the row not cached, or since 0.31 a 16-bit row cached
+                                         under bwd_acc_local16): how many of each item's
                                          register_accumulators vectors (of dweight, and as many of
                                          dbias) live in local memory instead, freeing registers
                                          for deeper second-read batches; 0 elsewhere (0.7

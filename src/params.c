@@ -971,10 +971,12 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     L.tpr = (unsigned)tpr;
     const unsigned ncache = cache_limit(op, backward, partials, wide, tpr);
     /* all-16-bit calls with dweight/dbias: up to cache16_lacc vectors deep where acc_local16 of the
-     * sum vectors then go to local memory (acc16_local below; its local-memory test is repeated
+     * sum vectors then go to local memory (the acc_local16 block below; its local-memory test is repeated
      * here with the largest rows per item and row slots the plan can take) */
+    /* (only in the layout it was measured in: tpr_max16 items, not the fill rule's shallower groups) */
     const bool acc16 = backward && partials && max_elem == 2 && frame == FRAME_NONE && L.vec * max_elem == P->vec_bytes &&
-                       op->acc_local16 && nc >= op->acc_local16_nc && nc > op->acc_local16;
+                       op->acc_local16 && nc >= op->acc_local16_nc && nc > op->acc_local16 && nc != fill_nc &&
+                       (!op->tpr_max16 || tpr == op->tpr_max16);
     bool deep16 = acc16 && nc > ncache && op->cache16_lacc && nc <= op->cache16_lacc;
     if (deep16 && ctx->info.local_mem) {
         size_t rpw_max = op->wg / tpr > 1 ? op->wg / tpr : 1;

@@ -1198,12 +1198,10 @@ START_TEST(plan_chan_rule)
 }
 END_TEST
 
-/* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
- * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
- * re-read in batches of dxb_res; nowhere else */
-/* acc_local16 (NVIDIA: 1, from 3 vectors deep, cache16_lacc 4): all-16-bit calls with
- * dweight/dbias whose row is cached in full-width vectors keep one sum vector per item in local
- * memory, and rows 4 deep (beyond ncache 3) are cached where that applies */
+/* acc_local16 (the values session 39 measured on NVIDIA, whose table ships it off: 1, from 3
+ * vectors deep, cache16_lacc 4): all-16-bit calls with dweight/dbias whose row is cached in
+ * full-width vectors in tpr_max16 items keep one sum vector per item in local memory, and rows 4
+ * deep (beyond ncache 3) are cached where that applies */
 START_TEST(plan_acc_local16_rule)
 {
     if (!groups_of_at_least(512, "plan_acc_local16_rule"))
@@ -1249,6 +1247,9 @@ START_TEST(plan_acc_local16_rule)
 }
 END_TEST
 
+/* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
+ * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
+ * re-read in batches of dxb_res; nowhere else */
 START_TEST(plan_acc_local_res_rule)
 {
     if (!groups_of_at_least(512, "plan_acc_local_res_rule"))

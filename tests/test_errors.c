@@ -92,7 +92,7 @@ static void efx_setup(efx *f, uint64_t seed)
     CL_OK(clGetDeviceInfo(clnorm_context_device(f->ctx), CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL));
     f->image = NULL;
     if (images) {
-        const cl_image_format fmt = { CL_R, CL_FLOAT };
+        const cl_image_format fmt = { CL_RGBA, CL_FLOAT }; /* (a format every image device has) */
         cl_image_desc desc;
         memset(&desc, 0, sizeof desc);
         desc.image_type = CL_MEM_OBJECT_IMAGE2D;
@@ -399,13 +399,11 @@ static expect forward_error_case(int i, args *a, efx *f)
         break;
     /* the extent's last term wraps: 1 * stride + cols is 2^64 */
     CASE(69, "rows 2, cols SIZE_MAX/2+1 (stride + cols wraps to 0)", CLNORM_OUT_OF_BOUNDS)
-        e.alt = CLNORM_INVALID_SHAPE;
         a->rows = 2;
         a->cols = SIZE_MAX / 2 + 1;
         a->has_w = a->has_b = 0;
         break;
     CASE(70, "x.offset 1 with an extent of SIZE_MAX (offset + extent wraps to 0)", CLNORM_OUT_OF_BOUNDS)
-        e.alt = CLNORM_INVALID_SHAPE;
         a->rows = 2;
         a->x = mat(f->mem[B_X], 1, SIZE_MAX - C);
         break;
@@ -571,7 +569,6 @@ static expect backward_error_case(int i, args *a, efx *f)
         }
         break;
     CASE(68, "dy.offset 1 with an extent of SIZE_MAX (offset + extent wraps to 0)", CLNORM_OUT_OF_BOUNDS)
-        e.alt = CLNORM_INVALID_SHAPE;
         a->rows = 2;
         a->dy = mat(f->mem[B_DY], 1, SIZE_MAX - C);
         break;
