@@ -232,7 +232,8 @@
  *     in local memory instead, where fewer than all of them and local memory holds them; 0 =
  *     none, else up to 16), `bwd_dxb_res` (the batches of those calls where `bwd_acc_local_res`
  *     applies, instead of `bwd_dxb`; 0 = `bwd_dxb`), `bwd_acc_local16` (all-16-bit calls with
- *     dweight/dbias whose row is cached in full-width vectors, outside row phases, at least
+ *     dweight/dbias whose row is cached in full-width vectors, in `bwd_tpr_max16` items where that
+ *     is set and not in `bwd_fill16`'s layouts, outside row phases, at least
  *     `bwd_acc_local16_nc` vectors deep (0 = any depth): this many of each item's sum vectors in
  *     local memory, where fewer than all and local memory holds them; 0 = none, else up to 16;
  *     NVIDIA's table has 0 until a checked GPU run, see docs/PERFORMANCE.md session 39),

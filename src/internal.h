@@ -142,7 +142,8 @@ typedef struct clnorm_op_params {
                                item's dweight and dbias sum vectors in local memory instead
                                (NACC_LOCAL), where local memory holds them (0: none) */
     unsigned acc_local16;   /* backward, all-16-bit calls with dweight/dbias whose row is cached
-                               (register cache) in full-width vectors, not in a row-phase frame,
+                               (register cache) in full-width vectors and tpr_max16 items (where
+                               set; not fill16's layouts), not in a row-phase frame,
                                at least acc_local16_nc deep: this many of each item's dweight and
                                dbias sum vectors in local memory (NACC_LOCAL), where local memory
                                holds them (0: none) */
