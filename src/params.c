@@ -664,6 +664,18 @@ static unsigned cache_limit(const clnorm_op_params *op, bool backward, bool part
     return backward && !partials && op->ncache_dx ? op->ncache_dx : wide ? wide_nc(op, t) : op->ncache;
 }
 
+/* backward.cl's row-sum scratch for a group of `items` (RED_SIZE float2, one row per item) */
+static size_t red_scratch_bytes(size_t items) { return (items + (items + 31) / 32) * 8; }
+
+/* whether a backward group of `items` holds, in local memory, n of each item's dweight and dbias
+ * sum vectors (NACC_LOCAL: 2 x n x items x vec floats) beside its row sums' scratch for rpi rows
+ * per item (no local-memory size reported: assumed to) */
+static bool local_sums_fit(const clnorm_context *ctx, unsigned n, size_t items, size_t vec, size_t rpi)
+{
+    return !ctx->info.local_mem ||
+           2 * (size_t)n * items * vec * sizeof(float) + red_scratch_bytes(items) * rpi <= ctx->info.local_mem;
+}
+
 /* plan_shape's and plan_core's `frame`: not a row-phase frame, a frame (plan_phase) at the
  * table's phase_target16_res, or a frame at the usual target */
 enum { FRAME_NONE = 0, FRAME_TARGET = 1, FRAME_PLAIN = 2 };
@@ -978,13 +990,11 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                        op->acc_local16 && nc >= op->acc_local16_nc && nc > op->acc_local16 && nc != fill_nc &&
                        (!op->tpr_max16 || tpr == op->tpr_max16);
     bool deep16 = acc16 && nc > ncache && op->cache16_lacc && nc <= op->cache16_lacc;
-    if (deep16 && ctx->info.local_mem) {
+    if (deep16) {
         size_t rpw_max = op->wg / tpr > 1 ? op->wg / tpr : 1;
         while (rpw_max > 1 && rpw_max * tpr > max_wg)
             rpw_max /= 2;
-        const size_t items = tpr * rpw_max, rpi_max = rpi_req > 1 ? rpi_req : 1;
-        deep16 = 2 * (size_t)op->acc_local16 * items * vec * sizeof(float) + (items + (items + 31) / 32) * 8 * rpi_max <=
-                 ctx->info.local_mem;
+        deep16 = local_sums_fit(ctx, op->acc_local16, tpr * rpw_max, L.vec, rpi_req > 1 ? rpi_req : 1);
     }
     L.ncache = nc <= ncache || nc == fill_nc || deep16 ? (unsigned)nc : 0;
     L.nacc = backward && nc <= op->nacc ? (unsigned)nc : 0;
@@ -1007,7 +1017,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     L.rpw = (unsigned)rpw;
     /* backward.cl's row sums take 2 * RPI floats per item, plus as many per 32 items, of local
      * memory (RED_SIZE): fewer rows per item where that would not fit */
-    const size_t red_bytes = (tpr * rpw + (tpr * rpw + 31) / 32) * 8;
+    const size_t red_bytes = red_scratch_bytes(tpr * rpw);
     while (L.rpi > 1 && ctx->info.local_mem && red_bytes * L.rpi > ctx->info.local_mem)
         L.rpi /= 2;
     /* the residual gradient's share of the cache, per work-group: items x rows x vectors x vector
@@ -1095,8 +1105,7 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * gained nothing) */
     if (backward && partials && L.nacc && !L.ncache && has_dres && max_elem == 4 && op->acc_local_res &&
         op->acc_local_res < L.nacc) {
-        const size_t acc_bytes = 2 * (size_t)op->acc_local_res * L.tpr * L.rpw * L.vec * sizeof(float);
-        if (!ctx->info.local_mem || acc_bytes + red_bytes <= ctx->info.local_mem) {
+        if (local_sums_fit(ctx, op->acc_local_res, (size_t)L.tpr * L.rpw, L.vec, 1)) {
             L.acc_local = op->acc_local_res;
             /* (deeper batches only within tpr_max items: 1024-item groups have half the registers
              * per item; fp32 at cols 32768, 1024 x 8: batches of 3 1.450 ms, of 2 1.289) */
@@ -1110,11 +1119,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * vector local: cols 16384 0.382 / 0.361 (256 bytes of spills) / 0.340, with the residual
      * gradient 0.494 / 0.837 (960 bytes) / 0.436; 12288, 3 deep, cached / local: 0.311 / 0.292,
      * with the residual gradient 0.381 / 0.382) */
-    if (acc16 && L.ncache && op->acc_local16 < L.nacc) {
-        const size_t acc_bytes = 2 * (size_t)op->acc_local16 * L.tpr * L.rpw * L.vec * sizeof(float);
-        if (!ctx->info.local_mem || acc_bytes + red_bytes * L.rpi <= ctx->info.local_mem)
-            L.acc_local = op->acc_local16;
-    }
+    if (acc16 && L.ncache && op->acc_local16 < L.nacc && local_sums_fit(ctx, op->acc_local16, (size_t)L.tpr * L.rpw, L.vec, L.rpi))
+        L.acc_local = op->acc_local16;
     /* the forward's local buffer ((2 + rpi) * cols floats) within the table's size, and with the kernel's own row-sum
      * scratch (two buffers of RED_SIZE: 4 floats for a one-item group) within the device's local
      * memory. (The scratch once counted against the table's size too, which moved its 12 KiB

@@ -38,6 +38,7 @@ typedef struct efx {
     void *host_mem;     /* ... its memory */
     cl_mem image;       /* a 2D image (not a buffer); NULL where the device has no images */
     cl_event done;      /* a completed user event, for the wait-list cases */
+    cl_event done_null[2]; /* ... then a NULL entry */
     cl_event other_done; /* ... of another cl_context */
 } efx;
 
@@ -104,6 +105,8 @@ static void efx_setup(efx *f, uint64_t seed)
     f->done = clCreateUserEvent(clctx, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateUserEvent: %d", err);
     CL_OK(clSetUserEventStatus(f->done, CL_COMPLETE));
+    f->done_null[0] = f->done;
+    f->done_null[1] = NULL;
     f->other_done = clCreateUserEvent(g_other, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateUserEvent (other context): %d", err);
     CL_OK(clSetUserEventStatus(f->other_done, CL_COMPLETE));
@@ -389,13 +392,8 @@ static expect forward_error_case(int i, args *a, efx *f)
         break;
     CASE(68, "wait list {a complete event, NULL}", CL_INVALID_EVENT_WAIT_LIST)
         e.msg = "event_wait_list[1] is NULL";
-        {
-            static cl_event wl[2];
-            wl[0] = f->done;
-            wl[1] = NULL;
-            a->nwait = 2;
-            a->wait = wl;
-        }
+        a->nwait = 2;
+        a->wait = f->done_null;
         break;
     /* the extent's last term wraps: 1 * stride + cols is 2^64 */
     CASE(69, "rows 2, cols SIZE_MAX/2+1 (stride + cols wraps to 0)", CLNORM_OUT_OF_BOUNDS)
@@ -560,13 +558,8 @@ static expect backward_error_case(int i, args *a, efx *f)
         break;
     CASE(67, "wait list {a complete event, NULL}", CL_INVALID_EVENT_WAIT_LIST)
         e.msg = "event_wait_list[1] is NULL";
-        {
-            static cl_event wl[2];
-            wl[0] = f->done;
-            wl[1] = NULL;
-            a->nwait = 2;
-            a->wait = wl;
-        }
+        a->nwait = 2;
+        a->wait = f->done_null;
         break;
     CASE(68, "dy.offset 1 with an extent of SIZE_MAX (offset + extent wraps to 0)", CLNORM_OUT_OF_BOUNDS)
         a->rows = 2;
