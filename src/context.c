@@ -80,9 +80,10 @@ clnorm_status clnorm_context_create(const char *device_spec, clnorm_context **ct
 clnorm_status clnorm_context_create_from_queue(cl_command_queue queue, clnorm_context **ctx)
 {
     clnorm__clear_error(NULL);
+    if (ctx) /* NULL on every failure, a NULL queue included (clnorm.h) */
+        *ctx = NULL;
     if (!ctx || !queue)
         return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "%s is NULL", ctx ? "queue" : "ctx (the output pointer)");
-    *ctx = NULL;
     cl_context cl_ctx;
     cl_device_id device;
     cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof cl_ctx, &cl_ctx, NULL);

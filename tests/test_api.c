@@ -55,6 +55,13 @@ START_TEST(status_strings)
             ck_assert_msg(strncmp(clnorm_status_string(code), "CL_", 3) == 0, "OpenCL code %d: \"%s\"", code,
                           clnorm_status_string(code));
     expect_status_string(CLNORM_INVALID_SHAPE, "rows x cols");
+    /* success by its own name; the 2.x / 3.0 and KHR codes each by exactly their own name */
+    expect_status_string(CLNORM_SUCCESS, "CLNORM_SUCCESS");
+    ck_assert_str_eq(clnorm_status_string(-69), "CL_INVALID_PIPE_SIZE");
+    ck_assert_str_eq(clnorm_status_string(-70), "CL_INVALID_DEVICE_QUEUE");
+    ck_assert_str_eq(clnorm_status_string(-71), "CL_INVALID_SPEC_ID");
+    ck_assert_str_eq(clnorm_status_string(-72), "CL_MAX_SIZE_RESTRICTION_EXCEEDED");
+    ck_assert_str_eq(clnorm_status_string(-1001), "CL_PLATFORM_NOT_FOUND_KHR");
     static const clnorm_status unknown[] = { 1, 12345, -9999, -10000, -10999, -20000, INT_MIN, INT_MAX };
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
         expect_status_string(unknown[i], "unknown");
@@ -121,6 +128,100 @@ START_TEST(last_error_follows_calls)
     ck_assert_msg(problem_check(p, ctx) == 0, "%s: mismatches (details above)", p->what);
     problem_free(p);
     free(p);
+}
+END_TEST
+
+/* last_error is per context: a failure on one context is not another's, and a successful call on
+ * another context does not clear it. */
+START_TEST(last_error_is_per_context)
+{
+    clnorm_context *a = test_context(), *b = NULL;
+    CLNORM_OK(NULL, clnorm_context_create(NULL, &b));
+    clnorm_launch_info info;
+    ck_assert_int_eq(clnorm_launch_plan(a, 0, 4, 0, CLNORM_F32, &info), CLNORM_INVALID_SHAPE);
+    ck_assert_msg(clnorm_context_last_error(a)[0] != '\0', "no message on the failing context");
+    ck_assert_msg(strcmp(clnorm_context_last_error(b), "") == 0, "another context's failure shows on b: \"%s\"",
+                  clnorm_context_last_error(b));
+    CLNORM_OK(b, clnorm_launch_plan(b, 0, 4, 64, CLNORM_F32, &info));
+    ck_assert_msg(clnorm_context_last_error(a)[0] != '\0', "a successful call on b cleared a's message");
+    CLNORM_OK(a, clnorm_launch_plan(a, 0, 4, 64, CLNORM_F32, &info));
+    ck_assert_str_eq(clnorm_context_last_error(a), "");
+    clnorm_context_release(b);
+}
+END_TEST
+
+/* A successful clnorm_context_create clears the message of an earlier failure on no context. */
+START_TEST(create_clears_earlier_error)
+{
+    cl_device_id d = NULL;
+    ck_assert_int_eq(clnorm_select_device("no-such-device-xyz", NULL, &d), CLNORM_DEVICE_NOT_FOUND);
+    ck_assert(clnorm_context_last_error(NULL)[0] != '\0');
+    clnorm_context *ctx = NULL;
+    CLNORM_OK(NULL, clnorm_context_create(NULL, &ctx));
+    ck_assert_msg(strcmp(clnorm_context_last_error(NULL), "") == 0, "stale message after a successful create: %s",
+                  clnorm_context_last_error(NULL));
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* clnorm_context_create_from_queue's failures: a NULL queue is CLNORM_NULL_ARGUMENT (not OpenCL's
+ * CL_INVALID_COMMAND_QUEUE), and a failure after the queue was queried (a malformed CLNORM_TUNE)
+ * leaves *ctx NULL. */
+START_TEST(create_from_queue_failures)
+{
+    clnorm_context *ctx = NULL;
+    ck_assert_int_eq(clnorm_context_create_from_queue(NULL, &ctx), CLNORM_NULL_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(clnorm_context_last_error(NULL), "queue"));
+    ck_assert_int_eq(clnorm_context_create_from_queue(clnorm_context_queue(test_context()), NULL), CLNORM_NULL_ARGUMENT);
+    char *saved = getenv("CLNORM_TUNE") ? strdup(getenv("CLNORM_TUNE")) : NULL;
+    setenv("CLNORM_TUNE", "nonsense=1", 1);
+    ctx = (clnorm_context *)&saved; /* poisoned: must come back NULL */
+    const clnorm_status st = clnorm_context_create_from_queue(clnorm_context_queue(test_context()), &ctx);
+    if (saved)
+        setenv("CLNORM_TUNE", saved, 1);
+    else
+        unsetenv("CLNORM_TUNE");
+    free(saved);
+    ck_assert_int_eq(st, CLNORM_INVALID_ENVIRONMENT);
+    ck_assert_ptr_null(ctx);
+}
+END_TEST
+
+/* clnorm.h: "ctx receives the context, or NULL on failure" -- also for a NULL queue (0.31.0 and
+ * earlier returned before clearing it) */
+START_TEST(create_from_queue_null_queue_resets_ctx)
+{
+    clnorm_context *ctx = (clnorm_context *)&ctx;
+    ck_assert_int_eq(clnorm_context_create_from_queue(NULL, &ctx), CLNORM_NULL_ARGUMENT);
+    ck_assert_ptr_null(ctx);
+}
+END_TEST
+
+/* clnorm_context_program_count's absolute value: 0 for NULL and for a new context, 1 after one
+ * plain fp32 forward (one program), unchanged by a repeat. */
+START_TEST(program_count_absolute)
+{
+    ck_assert_uint_eq(clnorm_context_program_count(NULL), 0);
+    clnorm_context *ctx = NULL;
+    CLNORM_OK(NULL, clnorm_context_create(NULL, &ctx));
+    ck_assert_uint_eq(clnorm_context_program_count(ctx), 0);
+    float x[4 * 64];
+    for (int i = 0; i < 4 * 64; ++i)
+        x[i] = (float)(i % 9) - 4.0f;
+    cl_int err;
+    cl_mem bx = clCreateBuffer(clnorm_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
+    CL_OK(err);
+    cl_mem by = clCreateBuffer(clnorm_context_cl_context(ctx), CL_MEM_READ_WRITE, sizeof x, NULL, &err);
+    CL_OK(err);
+    const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, Y = {by, 0, 0, CLNORM_F32};
+    for (int i = 0; i < 2; ++i) {
+        CLNORM_OK(ctx, clnorm_layer_norm_forward(ctx, 4, 64, 1e-5f, &X, NULL, NULL, &Y, NULL, NULL, 0, NULL, NULL));
+        ck_assert_uint_eq(clnorm_context_program_count(ctx), 1);
+    }
+    CL_OK(clFinish(clnorm_context_queue(ctx)));
+    clReleaseMemObject(bx);
+    clReleaseMemObject(by);
+    clnorm_context_release(ctx);
 }
 END_TEST
 
@@ -2755,6 +2856,11 @@ static Suite *api_suite(void)
     tcase_add_test(tc, accessors);
     tcase_add_test(tc, last_error_follows_calls);
     tcase_add_test(tc, unknown_device_spec);
+    tcase_add_test(tc, last_error_is_per_context);
+    tcase_add_test(tc, create_clears_earlier_error);
+    tcase_add_test(tc, create_from_queue_failures);
+    tcase_add_test(tc, create_from_queue_null_queue_resets_ctx);
+    tcase_add_test(tc, program_count_absolute);
     tcase_add_test(tc, select_device_matches_context);
     tcase_add_test(tc, select_device_specs);
     tcase_add_test(tc, create_from_in_order_queue);

@@ -198,6 +198,32 @@ START_TEST(test_device_name_substring)
 }
 END_TEST
 
+/* The type words match only whole ("cpu", not "cpux" or "xcpu"): a longer spec is a platform or
+ * device name, and matches nothing here unless some name contains it. */
+START_TEST(test_type_words_whole)
+{
+    inventory();
+    const char *specs[] = {"cpux", "xcpu", "gpux", "xgpu", "acceleratorx"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+        int named = 0;
+        for (cl_uint p = 0; p < nplat; ++p) {
+            char pn[256], pv[256];
+            platform_str(plat[p], CL_PLATFORM_NAME, pn, sizeof pn);
+            platform_str(plat[p], CL_PLATFORM_VENDOR, pv, sizeof pv);
+            named |= strstr(pn, specs[i]) || strstr(pv, specs[i]);
+            for (cl_uint d = 0; d < ndev[p]; ++d) {
+                char dn[256];
+                device_name(dev[p][d], dn, sizeof dn);
+                lower(dn);
+                named |= strstr(dn, specs[i]) != NULL;
+            }
+        }
+        if (!named)
+            expect(specs[i], NULL);
+    }
+}
+END_TEST
+
 START_TEST(test_unknown_spec_lists_devices)
 {
     inventory();
@@ -255,6 +281,7 @@ int main(void)
     tcase_add_test(tc, test_types_and_default);
     tcase_add_test(tc, test_platform_names);
     tcase_add_test(tc, test_device_name_substring);
+    tcase_add_test(tc, test_type_words_whole);
     tcase_add_test(tc, test_unknown_spec_lists_devices);
     tcase_add_test(tc, test_environment_variable);
     suite_add_tcase(s, tc);

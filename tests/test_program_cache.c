@@ -1,0 +1,102 @@
+/* White-box: the program cache (programs.c) and the last-error buffer (errors.c), linked against
+ * the static library with its internal header. The public API reaches clnorm__get_program's
+ * lookup only when two variant keys give the same options string, which no other test does, so
+ * the lookup (id and options both compared, every entry searched) is checked here directly; and
+ * messages longer than the 16 KiB buffer (a long compiler log) are cut with a visible mark. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "internal.h"
+
+START_TEST(lookup_finds_every_entry_by_id_and_options)
+{
+    clnorm_context *ctx = NULL;
+    CLNORM_OK(NULL, clnorm_context_create(NULL, &ctx));
+    /* a backward with dweight: the dx kernel, then the reduction (the last entry) */
+    const size_t rows = 3, cols = 64;
+    float host[3 * 64];
+    for (size_t i = 0; i < rows * cols; ++i)
+        host[i] = (float)(i % 11) * 0.5f - 2.0f;
+    float stats[6] = {0, 0, 0, 1, 1, 1};
+    cl_int err;
+    cl_context c = clnorm_context_cl_context(ctx);
+    cl_mem bx = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host, host, &err);
+    CL_OK(err);
+    cl_mem bdx = clCreateBuffer(c, CL_MEM_READ_WRITE, sizeof host, NULL, &err);
+    CL_OK(err);
+    cl_mem bs = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof stats, stats, &err);
+    CL_OK(err);
+    cl_mem bdw = clCreateBuffer(c, CL_MEM_READ_WRITE, cols * sizeof(float), NULL, &err);
+    CL_OK(err);
+    const clnorm_matrix X = {bx, 0, 0, CLNORM_F32}, DX = {bdx, 0, 0, CLNORM_F32};
+    const clnorm_vector M = {bs, 0, CLNORM_F32}, R = {bs, 3, CLNORM_F32}, DW = {bdw, 0, CLNORM_F32};
+    CLNORM_OK(ctx, clnorm_layer_norm_backward(ctx, rows, cols, &X, &X, NULL, &M, &R, NULL, &DX, &DW, NULL, 0, NULL, NULL));
+    CL_OK(clFinish(clnorm_context_queue(ctx)));
+    const size_t n = ctx->nprograms;
+    ck_assert_uint_ge(n, 2);
+    for (size_t e = 0; e < n; ++e) { /* the same (id, options): the same entry, nothing built */
+        char *opt = strdup(ctx->programs[e].options);
+        size_t got = SIZE_MAX;
+        CLNORM_OK(ctx, clnorm__get_program(ctx, ctx->programs[e].id, opt, &got));
+        ck_assert_uint_eq(got, e);
+        ck_assert_uint_eq(ctx->nprograms, n);
+        free(opt);
+    }
+    /* another kernel with the reduction's options is another program (here: one that fails to
+     * build, the forward's parameters being absent), never the reduction's entry */
+    const size_t last = n - 1;
+    ck_assert_int_eq(ctx->programs[last].id, CLNORM_K_REDUCE);
+    char *opt = strdup(ctx->programs[last].options);
+    size_t got = SIZE_MAX;
+    const clnorm_status st = clnorm__get_program(ctx, CLNORM_K_FORWARD, opt, &got);
+    ck_assert_msg(st != CLNORM_SUCCESS || got != last, "the forward was given the reduction's program");
+    free(opt);
+
+    /* the variant memo maps a key to the program index it was given, not to its own slot */
+    clnorm_variant_key k;
+    memset(&k, 0xEE, sizeof k);
+    ck_assert_uint_eq(clnorm__variant_find(ctx, &k), SIZE_MAX);
+    CLNORM_OK(ctx, clnorm__variant_add(ctx, &k, 12345));
+    ck_assert_uint_eq(clnorm__variant_find(ctx, &k), 12345);
+    k.v[15] ^= 1; /* every word of the key counts */
+    ck_assert_uint_eq(clnorm__variant_find(ctx, &k), SIZE_MAX);
+    clReleaseMemObject(bx);
+    clReleaseMemObject(bdx);
+    clReleaseMemObject(bs);
+    clReleaseMemObject(bdw);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+START_TEST(long_messages_are_cut_with_a_mark)
+{
+    static char big[20000];
+    memset(big, 'L', sizeof big - 1);
+    static const char mark[] = " ...[truncated]";
+    clnorm__fail(NULL, CLNORM_BUILD_FAILED, "%s", big);
+    const char *m = clnorm_context_last_error(NULL);
+    ck_assert_uint_eq(strlen(m), 16383);
+    ck_assert_str_eq(m + strlen(m) - strlen(mark), mark);
+    clnorm__fail(NULL, CLNORM_BUILD_FAILED, "short; build log:\n");
+    clnorm__fail_append(big);
+    m = clnorm_context_last_error(NULL);
+    ck_assert_uint_eq(strlen(m), 16383);
+    ck_assert_int_eq(strncmp(m, "short; build log:\n", 18), 0);
+    ck_assert_str_eq(m + strlen(m) - strlen(mark), mark);
+    clnorm__clear_error(NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("program_cache");
+    TCase *tc = tcase_create("cache");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, lookup_finds_every_entry_by_id_and_options);
+    tcase_add_test(tc, long_messages_are_cut_with_a_mark);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
