@@ -11,6 +11,8 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 40 (0.31.1: a host fix and tests, no kernel or plan change): no device call ran (every
+# start failed or was refused); session 39's list below is still due, unchanged.
 # Session 39 (0.31.0): 0.30.0's whole suite passed on an H100 (125/125) and its --full is
 # docs/h100-full.json. New, measured by --tune only (H100, bf16 backward 16384 0.382 -> 0.340 ms,
 # with the residual gradient 0.494 -> 0.436, 12288 0.311 -> 0.292): one sum vector per item in
