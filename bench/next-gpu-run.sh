@@ -130,7 +130,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey|grid}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey|grid|ship}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -354,6 +354,35 @@ full)
     grep -E "checks|copy" "$out/full.txt" | head -20
     for i in 1 2; do timeout 60 "$b/clnorm-bench" --device nvidia --overhead > "$out/overhead_$i.txt" 2>&1; echo "overhead $i: exit $?"; done
     cat "$out"/overhead_*.txt
+    ;;
+ship)
+    # A table change checked and measured in one call (its edit left uncommitted in the tree that
+    # the device tool copies): the tests matching SHIP_FIRST first, then `--full` (every op
+    # checked), then the SHIP_AB variants ("name=tune" list) at SHIP_SHAPES in SHIP_DTYPE,
+    # alternated SHIP_ROUNDS times, then the rest of the suite until SHIP_DEADLINE seconds after
+    # the script began (what did not run is listed in suite_rest.log as not run)
+    (cd "$b" && timeout 150 ctest --output-on-failure -j6 -R "${SHIP_FIRST:?}") > "$out/suite_first.log" 2>&1
+    echo "first: exit $?"
+    grep -E "tests passed|Failed|\*\*\*" "$out/suite_first.log" | tail -10
+    timeout 150 "$b/clnorm-bench" --device nvidia --full --reps 20 --json "$out/full.json" > "$out/full.txt" 2>&1
+    echo "full: exit $?"
+    grep -E "checks" "$out/full.txt"
+    for round in $(seq "${SHIP_ROUNDS:-2}"); do
+      for s in ${SHIP_SHAPES:?}; do
+        for v in ${SHIP_AB:?}; do
+          k=${v%%=*}; t=${v#*=}
+          env ${t:+CLNORM_TUNE=$t} timeout 40 "$b/clnorm-bench" --device nvidia --reps 20 --dtype "${SHIP_DTYPE:-bf16}" --shape "$s" 2>&1 |
+            awk -v n="$k" -v s="$s" -v r="$round" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused|copy)$/{print r, s, n, $0} /checks:/{print r, s, n, $0}'
+        done
+      done
+    done > "$out/ab.txt"
+    cat "$out/ab.txt"
+    left=$(( ${SHIP_DEADLINE:-560} - SECONDS ))
+    if [ "$left" -gt 30 ]; then
+        (cd "$b" && timeout "$left" ctest --output-on-failure -j6 -E "$SHIP_FIRST") > "$out/suite_rest.log" 2>&1
+        echo "rest (${left} s): exit $?"
+        grep -E "tests passed|Failed|\*\*\*|Total Test" "$out/suite_rest.log" | tail -30
+    fi
     ;;
 *)
     echo "unknown stage $stage" >&2
