@@ -197,10 +197,13 @@
 #define NV_PHASE_DX32_DEEP 4
 /* acc_local16 (session 39, an H100, `--tune`, bf16, ms, two alternations): one of each item's sum
  * vectors in local memory beside a row cached 4 deep (cols 16384, read twice before) 0.382 -> 0.340,
- * with the residual gradient 0.494 -> 0.436; 3 deep (12288) 0.311 -> 0.292. Off (0) until the
- * whole suite has run with it on a GPU (its `nv_acc_local16` variants; the device time ran out
- * this session): CLNORM_TUNE=bwd_acc_local16=1 turns it on */
-#define NV_ACC_LOCAL16 0
+ * with the residual gradient 0.494 -> 0.436; 3 deep (12288) 0.311 -> 0.292. On since session 41,
+ * whose H100 call ran the whole suite with it (and --full, every op checked), alternating it with
+ * CLNORM_TUNE=bwd_acc_local16=0 twice, ms, off / on: 16384 backward 0.3830 / 0.3332, 0.3798 /
+ * 0.3344 (0.70 -> 0.81 of the copy), with the residual gradient 0.4952 / 0.4363, 0.4912 / 0.4345
+ * (0.72 -> 0.83); 12288 backward 0.3062 / 0.2909, 0.3064 / 0.2914 (0.89 -> 0.93), with the
+ * residual gradient 0.3777 / 0.3788, 0.3780 / 0.3795 (a tie) */
+#define NV_ACC_LOCAL16 1
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {

@@ -462,11 +462,17 @@ START_TEST(launch_plans)
                     }
                     /* batches of the second read: only where the row is read twice with the sums in registers */
                     ck_assert_uint_le(L.reread_batch, 16);
-                    /* sum vectors in local memory: only some of those of the twice-read regime, in
-                     * fp32 calls with dweight/dbias and a residual gradient */
-                    if (L.local_accumulators)
-                        ck_assert(L.register_cache == 0 && L.local_accumulators < L.register_accumulators &&
-                                  dtypes[d] == CLNORM_F32 && ops[o] == (1 | CLNORM_PLAN_BACKWARD_RES));
+                    /* sum vectors in local memory: some, never all, of a call with dweight/dbias:
+                     * those of the twice-read regime in fp32 calls with a residual gradient
+                     * (acc_local_res), or those beside a cached 16-bit row (acc_local16) */
+                    if (L.local_accumulators) {
+                        ck_assert((ops[o] & ~CLNORM_PLAN_BACKWARD_RES) == 1 &&
+                                  L.local_accumulators < L.register_accumulators);
+                        if (L.register_cache)
+                            ck_assert(dtypes[d] != CLNORM_F32);
+                        else
+                            ck_assert(dtypes[d] == CLNORM_F32 && ops[o] == (1 | CLNORM_PLAN_BACKWARD_RES));
+                    }
                     /* the twice-read row: its vectors per item hold the row, and in calls with
                      * dweight/dbias they are the sums' */
                     if (L.register_cache || ops[o] == 0)
