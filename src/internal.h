@@ -102,6 +102,8 @@ typedef struct clnorm_op_params {
     unsigned prefetch16_cols; /* backward with dweight/dbias, NVIDIA, every tensor 16-bit, from this
                                many cols on: each item asks L2 for its share of the next row
                                block's x and dy at the top of each block (NV_PREFETCH; 0: never) */
+    unsigned prefetch16_nores_nc_max; /* ... but not in such calls without a residual gradient
+                               whose row is cached more than this many vectors deep (0: no bound) */
     unsigned dxb;           /* backward with dweight/dbias, sums-in-registers regime (row not
                                cached): dx's second read of x and dy in unrolled batches of this many
                                vectors, loads before stores (DXB), in calls whose widest element is

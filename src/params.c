@@ -220,7 +220,7 @@ static const clnorm_device_params table[] = {
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
-             .prefetch16_cols = 12288, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
+             .prefetch16_cols = 12288, .prefetch16_nores_nc_max = 3, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
              .fill16 = 5, .acc_local_res = 1, .acc_local16 = NV_ACC_LOCAL16, .acc_local16_nc = 3, .cache16_lacc = 4, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .colsweep_stream = 1, .balance = 5,
@@ -404,6 +404,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_res", &p->bwd.rpi_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
         {"bwd_dx16_cols", &p->bwd.dx16_cols, 0, 1u << 30, false}, {"fwd_pipe_cols", &p->fwd.pipe_cols, 0, 1u << 30, false},
         {"bwd_prefetch16_cols", &p->bwd.prefetch16_cols, 0, 1u << 30, false},
+        {"bwd_prefetch16_nores_nc_max", &p->bwd.prefetch16_nores_nc_max, 0, 16, false},
         {"bwd_dxb", &p->bwd.dxb, 0, 16, false},      {"bwd_dxb16", &p->bwd.dxb16, 0, 16, false},
         {"bwd_pipe_vecs", &p->bwd.pipe_vecs, 0, 1u << 20, false},
         {"bwd_fill16", &p->bwd.fill16, 0, 16, false},
@@ -1081,9 +1082,17 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * nacc 8: 0.624 -> 0.735 ms with it; 65536, sums in the workspace: 1.02 -> 1.09; 12288, row
      * cached, 3 vectors: 0.271 -> 0.255); NV_PREFETCH is inline PTX: NVIDIA devices only (their
      * compute capability is known) */
+    /* (not where a 16-bit row without a residual gradient is cached more than prefetch16_nores_nc_max
+     * vectors deep, i.e. 4 deep beside acc_local16's local sums. Session 41, an H100, bf16, GB/s,
+     * prefetch on / off, two alternations: 16384 backward 2413 / 2742, 2433 / 2743 (0.83 -> 0.96
+     * of the copy in --tune), with the residual gradient 2509 / 2447, 2495 / 2421 (kept); 12288 (3
+     * deep) 2766 / 2624, 2768 / 2634, with the residual gradient 2838 / 2878, 2838 / 2875 (kept: a
+     * 1.4 % loss against 5 % without it). Why the 4-deep row without a residual gradient loses it
+     * was not measured: its registers are the likely reason) */
     const unsigned pf_cols = max_elem == 2 ? op->prefetch16_cols : has_dres ? 0 : op->prefetch_cols;
     L.prefetch = backward && partials && pf_cols && cols >= pf_cols && ctx->info.nv_cc_major > 0 && L.nacc &&
-                 2 * L.nacc <= op->nacc;
+                 2 * L.nacc <= op->nacc &&
+                 !(max_elem == 2 && !has_dres && op->prefetch16_nores_nc_max && L.ncache > op->prefetch16_nores_nc_max);
     /* NVIDIA's row sums: the warps' sums added by a butterfly where rows take bfly_tpr items or
      * more (one or two groups per compute unit, which spent issue slots on the loop over them; the
      * H200, ms, loop -> butterfly: bf16 forward 16384 0.1473 -> 0.1454, 32768 0.1648 -> 0.1530,

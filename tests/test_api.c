@@ -1295,7 +1295,9 @@ START_TEST(plan_chan_rule)
 }
 END_TEST
 
-/* acc_local16 (the values session 39 measured on NVIDIA, whose table ships it off: 1, from 3
+static bool device_has_nv_attributes(const clnorm_context *ctx);
+
+/* acc_local16 (the NVIDIA table's values, on since session 41: 1, from 3
  * vectors deep, cache16_lacc 4): all-16-bit calls with dweight/dbias whose row is cached in
  * full-width vectors in tpr_max16 items keep one sum vector per item in local memory, and rows 4
  * deep (beyond ncache 3) are cached where that applies */
@@ -1341,6 +1343,30 @@ START_TEST(plan_acc_local16_rule)
                   "local memory %llu bytes: cache %u, %u local sum vectors", (unsigned long long)lmem, L.register_cache,
                   L.local_accumulators);
     clnorm_context_release(ctx);
+    /* the L2 prefetch of the next row block (NVIDIA only: 0 elsewhere) from bwd_prefetch16_cols,
+     * but not where a row without a residual gradient is cached more than
+     * bwd_prefetch16_nores_nc_max vectors deep (the table's 3: 16384 4 deep) */
+    const unsigned on = device_has_nv_attributes(test_context()) ? 1 : 0;
+    const char *lacc = "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_prefetch16_cols=12288";
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s,%s", lacc, "bwd_prefetch16_nores_nc_max=0");
+    ctx = gpu_context_with_tune2(base, spec);
+    snprintf(spec, sizeof spec, "%s,%s", lacc, "bwd_prefetch16_nores_nc_max=3");
+    clnorm_context *bound = gpu_context_with_tune2(base, spec);
+    snprintf(spec, sizeof spec, "%s,%s", lacc, "bwd_prefetch16_nores_nc_max=4");
+    clnorm_context *bound4 = gpu_context_with_tune2(base, spec);
+    L = plan_of(bound, 1, 16384, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 4 && L.l2_prefetch == 0, "16384: cache %u, prefetch %u", L.register_cache,
+                  L.l2_prefetch);
+    ck_assert_uint_eq(plan_of(bound, 1 | RES, 16384, CLNORM_BF16).l2_prefetch, on);  /* a residual gradient */
+    ck_assert_uint_eq(plan_of(bound, 1, 12288, CLNORM_BF16).l2_prefetch, on);        /* 3 deep */
+    ck_assert_uint_eq(plan_of(bound, 1, 8192, CLNORM_BF16).l2_prefetch, 0);          /* below prefetch16_cols */
+    ck_assert_uint_eq(plan_of(bound4, 1, 16384, CLNORM_BF16).l2_prefetch, on);       /* within the bound */
+    ck_assert_uint_eq(plan_of(ctx, 1, 16384, CLNORM_BF16).l2_prefetch, on);          /* no bound */
+    ck_assert_uint_eq(plan_of(bound, CLNORM_PLAN_BACKWARD_DX, 16384, CLNORM_BF16).l2_prefetch, 0); /* no sums */
+    clnorm_context_release(ctx);
+    clnorm_context_release(bound);
+    clnorm_context_release(bound4);
 }
 END_TEST
 
