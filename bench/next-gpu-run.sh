@@ -11,6 +11,19 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 41 (0.32.0, an H100, six calls): acc_local16 on (the whole suite passed with it, 131/131,
+# and --full); the 16384 BF16 backward without a residual gradient skips the L2 prefetch
+# (bwd_prefetch16_nores_nc_max 3: 0.81 -> 0.93 of the copy). Due next, in this order:
+#   run  carry [".gpu"]  command "SUITE_TIMEOUT=560 bash bench/next-gpu-run.sh suite"
+#     (the whole suite of 0.32.0: ~50 of its tests did not run on the final code; -j4 takes
+#     ~360 s on an H100; the `ship` stage's -j6 with 14 tests at once pushed test_api past 120 s)
+#   `full` and `suite` on an H200 (its table is session 36's, 0.28.0)
+#   the new prefetch bound's mutations on NVIDIA (test_api plan_acc_local16_rule: the bound's
+#     `>` as `>=`, the residual-gradient test dropped), and its registers:
+#     PTX_SHAPES="8192x16384" bash bench/next-gpu-run.sh ptx  (with and without
+#     CLNORM_TUNE=bwd_prefetch16_nores_nc_max=0)
+#   leads at 16384: BF16 with the residual gradient 0.83 (fused 1.28x; 1.4x needs ~0.40 ms),
+#     F32 with dweight/dbias 0.75 / 0.81 (no --tune candidate moved it)
 # Session 40 (0.31.1: a host fix and tests, no kernel or plan change): no device call ran (every
 # start failed or was refused); session 39's list below is still due, unchanged.
 # Session 39 (0.31.0): 0.30.0's whole suite passed on an H100 (125/125) and its --full is
