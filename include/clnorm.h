@@ -191,6 +191,8 @@
  *     1..64), `bwd_prefetch16_cols` (NVIDIA, all-16-bit backward calls with dweight/dbias from this many
  *     cols on, where the dweight/dbias sums are in registers and take at most half of
  *     `bwd_nacc`: each item asks L2 for its share of the next row block's x and dy; 0 = never),
+ *     `bwd_prefetch16_nores_nc_max` (... but not in such calls without a residual gradient whose
+ *     row is cached more than this many vectors deep; 0 = no bound, up to 16),
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias (and in the short rows of `bwd_rpi_short_cols` / `bwd_rpi16_short_cols`
  *     without them), for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
@@ -761,7 +763,8 @@ typedef struct clnorm_launch_info {
                                          blocks ahead: 1 the next one (the backward with
                                          dweight/dbias where its sums are in registers, in at most
                                          half of `bwd_nacc`'s vectors, table keys
-                                         `bwd_prefetch16_cols`, `bwd_prefetch_cols`), 2 the one
+                                         `bwd_prefetch16_cols`, `bwd_prefetch16_nores_nc_max`,
+                                         `bwd_prefetch_cols`), 2 the one
                                          after the block the second register set loads (the
                                          pipelined forward, `fwd_pipe_prefetch_cols`); 0: no
                                          prefetch (always on other devices) (0.12 appended this
