@@ -1086,9 +1086,10 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * vectors deep, i.e. 4 deep beside acc_local16's local sums. Session 41, an H100, bf16, GB/s,
      * prefetch on / off, two alternations: 16384 backward 2413 / 2742, 2433 / 2743 (0.83 -> 0.96
      * of the copy in --tune), with the residual gradient 2509 / 2447, 2495 / 2421 (kept); 12288 (3
-     * deep) 2766 / 2624, 2768 / 2634, with the residual gradient 2838 / 2878, 2838 / 2875 (kept: a
-     * 1.4 % loss against 5 % without it). Why the 4-deep row without a residual gradient loses it
-     * was not measured: its registers are the likely reason) */
+     * deep) 2766 / 2624, 2768 / 2634 (kept), with the residual gradient 2838 / 2878, 2838 / 2875
+     * (kept too: off there would gain 1.4 %, a rule of its own not yet checked on a GPU). Why the
+     * 4-deep row without a residual gradient loses it was not measured: its registers are the
+     * likely reason) */
     const unsigned pf_cols = max_elem == 2 ? op->prefetch16_cols : has_dres ? 0 : op->prefetch_cols;
     L.prefetch = backward && partials && pf_cols && cols >= pf_cols && ctx->info.nv_cc_major > 0 && L.nacc &&
                  2 * L.nacc <= op->nacc &&
