@@ -1370,6 +1370,95 @@ START_TEST(plan_acc_local16_rule)
 }
 END_TEST
 
+/* acc_local16's bounds: not in layouts other than tpr_max16 items (nor the fill rule's, where
+ * tpr_max16 is 0), not where acc_local16 would take every sum vector, and cache16_lacc's deeper row
+ * only where the local sums fit for the widest group the plan can take (bwd_wg's row slots) */
+START_TEST(plan_acc_local16_bounds)
+{
+    if (!groups_of_at_least(1024, "plan_acc_local16_bounds"))
+        return;
+    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0";
+    clnorm_context *ctx = gpu_context_with_tune2(base, "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    clnorm_launch_info L = plan_of(ctx, 1, 5120, CLNORM_BF16); /* 256 items x 3: not tpr_max16's layout */
+    ck_assert(L.items_per_row == 256 && L.register_cache == 3 && L.local_accumulators == 0);
+    clnorm_context_release(ctx);
+    /* the fill rule's 64 x 5 at 2560 (tpr_max16 0): its own depth, the sums in registers */
+    ctx = gpu_context_with_tune2(base, "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_fill16=5,bwd_tpr_max16=0");
+    L = plan_of(ctx, 1, 2560, CLNORM_BF16);
+    ck_assert(L.items_per_row == 64 && L.register_cache == 5 && L.local_accumulators == 0);
+    clnorm_context_release(ctx);
+    /* acc_local16 4 of a 4-deep row's 4 sum vectors: not fewer than all, so no deeper cache */
+    ctx = gpu_context_with_tune2(base, "bwd_acc_local16=4,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16);
+    ck_assert(L.register_cache == 0 && L.local_accumulators == 0);
+    clnorm_context_release(ctx);
+    /* 9216 bf16 in 16-element vectors: 64 items x 9, 8 sum vectors local. In 64-item groups 2 x 8 x
+     * 64 x 64 bytes; with bwd_wg 1024 (16 rows per group) 2 x 8 x 1024 x 64 bytes, past 1 MiB */
+    cl_ulong lmem = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
+    const char *deep = "vec_bytes=32,bwd_nacc=16,bwd_tpr_max16=0,bwd_target16=9,bwd_ncache=8,bwd_acc_local16=8,"
+                       "bwd_acc_local16_nc=9,bwd_cache16_lacc=9";
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s,bwd_wg=64", deep);
+    ctx = gpu_context_with_tune2(base, spec);
+    const bool fits64 = !lmem || 2u * 8 * 64 * 64 + (64 + 2) * 8 <= lmem;
+    L = plan_of(ctx, 1, 9216, CLNORM_BF16);
+    ck_assert_msg(L.items_per_row == 64 && L.rows_per_group == 1 &&
+                      (fits64 ? L.register_cache == 9 && L.local_accumulators == 8 : L.register_cache == 0),
+                  "64-item groups: %u x %u, local %u", L.items_per_row, L.register_cache, L.local_accumulators);
+    clnorm_context_release(ctx);
+    snprintf(spec, sizeof spec, "%s,bwd_wg=1024", deep);
+    ctx = gpu_context_with_tune2(base, spec);
+    const bool fits1024 = !lmem || 2u * 8 * 1024 * 64 + (1024 + 32) * 8 <= lmem;
+    L = plan_of(ctx, 1, 9216, CLNORM_BF16);
+    ck_assert_msg(L.items_per_row == 64 && L.rows_per_group == 16 &&
+                      (fits1024 ? L.register_cache == 9 && L.local_accumulators == 8
+                                : L.register_cache == 0 && L.local_accumulators == 0),
+                  "local memory %llu bytes, 1024-item groups: cache %u, local %u", (unsigned long long)lmem,
+                  L.register_cache, L.local_accumulators);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* dr_early counts the whole group's cached bytes: items x row slots x rows per item x vectors x
+ * vector bytes (bf16 backward_res at 1024: 64 x 4 x 2 x 2 x 16 = 16384) */
+START_TEST(plan_dr_early_group_bytes)
+{
+    if (!groups_of_at_least(256, "plan_dr_early_group_bytes"))
+        return;
+    const char *base = "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+                       "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_pipe=1,bwd_rpi16_res=2,"
+                       "bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1";
+    clnorm_context *at = gpu_context_with_tune2(base, "bwd_dr_early=16384"),
+                   *below = gpu_context_with_tune2(base, "bwd_dr_early=16383");
+    const int RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_launch_info L = plan_of(at, 1 | RES, 1024, CLNORM_BF16);
+    ck_assert(L.items_per_row == 64 && L.rows_per_group == 4 && L.rows_per_item == 2 && L.register_cache == 2 &&
+              L.residual_early == 1);
+    ck_assert_uint_eq(plan_of(below, 1 | RES, 1024, CLNORM_BF16).residual_early, 0);
+    /* 4096: 256 x 1 x 2 x 2 x 16, the same bytes */
+    ck_assert_uint_eq(plan_of(at, 1 | RES, 4096, CLNORM_BF16).residual_early, 1);
+    ck_assert_uint_eq(plan_of(below, 1 | RES, 4096, CLNORM_BF16).residual_early, 0);
+    clnorm_context_release(at);
+    clnorm_context_release(below);
+}
+END_TEST
+
+/* acc_tpr_max: more items only where nacc vectors then take a row the cache does not (at exactly
+ * the cache's depth the row would be cached, which the tpr_max_cached rule alone decides) */
+START_TEST(plan_acc_tpr_not_cached)
+{
+    if (!groups_of_at_least(1024, "plan_acc_tpr_not_cached"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_ncache=2,bwd_nacc=2,bwd_tpr_max=512,"
+                                                "bwd_tpr_max_cached=0,bwd_acc_tpr_max=1024,bwd_wg=256");
+    clnorm_launch_info L = plan_of(ctx, 1, 8192, CLNORM_F32); /* 1024 x 2 would be cached: 512 x 4 streamed */
+    ck_assert(L.items_per_row == 512 && L.register_cache == 0 && L.register_accumulators == 0);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 /* acc_local_res: fp32 calls with dweight/dbias and a residual gradient in the twice-read regime
  * (sums in registers, row not cached) keep that many sum vectors per item in local memory and
  * re-read in batches of dxb_res; nowhere else */
@@ -2885,6 +2974,9 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_fwd16_rules);
     tcase_add_test(tc, plan_acc_local_res_rule);
     tcase_add_test(tc, plan_acc_local16_rule);
+    tcase_add_test(tc, plan_acc_local16_bounds);
+    tcase_add_test(tc, plan_dr_early_group_bytes);
+    tcase_add_test(tc, plan_acc_tpr_not_cached);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
     tcase_add_test(tc, plan_colsweep_stream_rule);
