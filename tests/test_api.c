@@ -1622,6 +1622,20 @@ START_TEST(plan_short16_rule)
     ck_assert_uint_eq(plan_s(b, DX | RES, 64, CLNORM_BF16).items_per_row, plan_s(a, DX | RES, 64, CLNORM_BF16).items_per_row);
     clnorm_context_release(a);
     clnorm_context_release(b);
+    /* the short rows' groups only where the row is cached: with bwd_ncache 0 the short16 layout
+     * keeps its vectors but not its group counts */
+    char spec[768];
+    snprintf(spec, sizeof spec, "%s,bwd_ncache=0,bwd_short16_cols=64,bwd_short16_vec_bytes=8,bwd_short16_target_res=1", base);
+    clnorm_context *c = gpu_context_with_tune(spec);
+    clnorm_context *d = gpu_context_with_tune2(spec, "bwd_short16_groups=3,bwd_short16_groups_res=3");
+    for (int o = 0; o < 2; ++o) {
+        const int op = o ? 1 | RES : 1;
+        const clnorm_launch_info Lc = plan_s(c, op, 64, CLNORM_BF16), Ld = plan_s(d, op, 64, CLNORM_BF16);
+        ck_assert_msg(Ld.register_cache == 0 && Ld.work_groups == Lc.work_groups && Ld.work_groups != 3 * cus,
+                      "op %d: cache %u, %zu groups against %zu", op, Ld.register_cache, Ld.work_groups, Lc.work_groups);
+    }
+    clnorm_context_release(c);
+    clnorm_context_release(d);
 }
 #undef plan_s
 END_TEST
