@@ -22,8 +22,10 @@
 #     `>` as `>=`, the residual-gradient test dropped), and its registers:
 #     PTX_SHAPES="8192x16384" bash bench/next-gpu-run.sh ptx  (with and without
 #     CLNORM_TUNE=bwd_prefetch16_nores_nc_max=0)
-#   leads at 16384: BF16 with the residual gradient 0.83 (fused 1.28x; 1.4x needs ~0.40 ms),
-#     F32 with dweight/dbias 0.75 / 0.81 (no --tune candidate moved it)
+#   leads at 16384: BF16 with the residual gradient 0.83 (fused 1.28x; 1.4x needs ~0.40 ms;
+#     untried there: the residual gradient loaded early, bwd_dr_early=65536, and the prefetch off
+#     at 12288 with it, +1.4 % in session 41), F32 with dweight/dbias 0.75 / 0.81 (no --tune
+#     candidate moved it)
 # Session 40 (0.31.1: a host fix and tests, no kernel or plan change): no device call ran (every
 # start failed or was refused); session 39's list below is still due, unchanged.
 # Session 39 (0.31.0): 0.30.0's whole suite passed on an H100 (125/125) and its --full is
