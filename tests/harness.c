@@ -207,6 +207,24 @@ void *xcalloc(size_t n, size_t size)
     return p;
 }
 
+char *save_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return NULL;
+    char *copy = xmalloc(strlen(v) + 1);
+    return strcpy(copy, v);
+}
+
+void restore_env(const char *name, char *saved)
+{
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}
+
 void tbuf_init(tbuf *b, const char *name)
 {
     memset(b, 0, sizeof *b);

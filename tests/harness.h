@@ -116,4 +116,10 @@ size_t tbuf_check_rest(const tbuf *b, const char *what);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 
+/* An environment variable's value, copied (NULL: unset), and that variable put back from such a
+ * copy (set, or unset for NULL), the copy freed: for tests that set CLNORM_* variables around a
+ * context's creation */
+char *save_env(const char *name);
+void restore_env(const char *name, char *saved);
+
 #endif

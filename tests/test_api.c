@@ -164,16 +164,6 @@ START_TEST(create_clears_earlier_error)
 }
 END_TEST
 
-/* an environment variable back to saved (a strdup'd value, freed here; NULL: unset) */
-static void restore_env(const char *name, char *saved)
-{
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
-    free(saved);
-}
-
 /* clnorm_context_create_from_queue's failures leave *ctx NULL (clnorm.h), a NULL queue included
  * (0.31.0 and earlier returned before clearing it): a NULL queue is CLNORM_NULL_ARGUMENT (not
  * OpenCL's CL_INVALID_COMMAND_QUEUE), and so is a NULL ctx; a malformed CLNORM_TUNE fails after
@@ -185,7 +175,7 @@ START_TEST(create_from_queue_failures)
     ck_assert_ptr_null(ctx);
     ck_assert_ptr_nonnull(strstr(clnorm_context_last_error(NULL), "queue"));
     ck_assert_int_eq(clnorm_context_create_from_queue(clnorm_context_queue(test_context()), NULL), CLNORM_NULL_ARGUMENT);
-    char *saved = getenv("CLNORM_TUNE") ? strdup(getenv("CLNORM_TUNE")) : NULL;
+    char *saved = save_env("CLNORM_TUNE");
     setenv("CLNORM_TUNE", "nonsense=1", 1);
     ctx = (clnorm_context *)&ctx;
     const clnorm_status st = clnorm_context_create_from_queue(clnorm_context_queue(test_context()), &ctx);
@@ -546,8 +536,7 @@ static size_t compute_units(const clnorm_context *ctx)
 /* A context with table row cls ("gpu", "cpu") and CLNORM_TUNE = tune (the environment is restored) */
 static clnorm_context *class_context_with_tune(const char *cls, const char *tune)
 {
-    const char *old_class = getenv("CLNORM_DEVICE_CLASS"), *old_tune = getenv("CLNORM_TUNE");
-    char *saved_class = old_class ? strdup(old_class) : NULL, *saved_tune = old_tune ? strdup(old_tune) : NULL;
+    char *saved_class = save_env("CLNORM_DEVICE_CLASS"), *saved_tune = save_env("CLNORM_TUNE");
     setenv("CLNORM_DEVICE_CLASS", cls, 1);
     setenv("CLNORM_TUNE", tune, 1);
     clnorm_context *ctx = NULL;
@@ -1399,25 +1388,21 @@ START_TEST(plan_acc_local16_bounds)
     CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
     const char *deep = "vec_bytes=32,bwd_nacc=16,bwd_tpr_max16=0,bwd_target16=9,bwd_ncache=8,bwd_acc_local16=8,"
                        "bwd_acc_local16_nc=9,bwd_cache16_lacc=9";
-    char spec[512];
-    snprintf(spec, sizeof spec, "%s,bwd_wg=64", deep);
-    ctx = gpu_context_with_tune2(base, spec);
-    const bool fits64 = !lmem || 2u * 8 * 64 * 64 + (64 + 2) * 8 <= lmem;
-    L = plan_of(ctx, 1, 9216, CLNORM_BF16);
-    ck_assert_msg(L.items_per_row == 64 && L.rows_per_group == 1 &&
-                      (fits64 ? L.register_cache == 9 && L.local_accumulators == 8 : L.register_cache == 0),
-                  "64-item groups: %u x %u, local %u", L.items_per_row, L.register_cache, L.local_accumulators);
-    clnorm_context_release(ctx);
-    snprintf(spec, sizeof spec, "%s,bwd_wg=1024", deep);
-    ctx = gpu_context_with_tune2(base, spec);
-    const bool fits1024 = !lmem || 2u * 8 * 1024 * 64 + (1024 + 32) * 8 <= lmem;
-    L = plan_of(ctx, 1, 9216, CLNORM_BF16);
-    ck_assert_msg(L.items_per_row == 64 && L.rows_per_group == 16 &&
-                      (fits1024 ? L.register_cache == 9 && L.local_accumulators == 8
+    static const unsigned wgs[] = {64, 1024}; /* 1 and 16 rows per group */
+    for (size_t i = 0; i < 2; ++i) {
+        char spec[512];
+        snprintf(spec, sizeof spec, "%s,bwd_wg=%u", deep, wgs[i]);
+        ctx = gpu_context_with_tune2(base, spec);
+        /* the local sums and the row sums' scratch (an item's float2 and a warp's) */
+        const bool fits = !lmem || 2u * 8 * wgs[i] * 64 + (wgs[i] + wgs[i] / 32) * 8 <= lmem;
+        L = plan_of(ctx, 1, 9216, CLNORM_BF16);
+        ck_assert_msg(L.items_per_row == 64 && L.rows_per_group == wgs[i] / 64 &&
+                          (fits ? L.register_cache == 9 && L.local_accumulators == 8
                                 : L.register_cache == 0 && L.local_accumulators == 0),
-                  "local memory %llu bytes, 1024-item groups: cache %u, local %u", (unsigned long long)lmem,
-                  L.register_cache, L.local_accumulators);
-    clnorm_context_release(ctx);
+                      "local memory %llu bytes, %u-item groups: cache %u, local %u", (unsigned long long)lmem, wgs[i],
+                      L.register_cache, L.local_accumulators);
+        clnorm_context_release(ctx);
+    }
 }
 END_TEST
 
@@ -1782,7 +1767,7 @@ START_TEST(x86_bf16_stores_where_the_cpu_has_them)
     static const char *const vars[] = {"CLNORM_BUILD_LOG", "CLNORM_TUNE", "CLNORM_DEVICE_CLASS"};
     char *saved[3];
     for (int i = 0; i < 3; ++i) {
-        saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+        saved[i] = save_env(vars[i]);
         unsetenv(vars[i]);
     }
     setenv("CLNORM_BUILD_LOG", path, 1);
@@ -1825,7 +1810,7 @@ START_TEST(build_log_unopenable_file_falls_back_to_stderr)
     const int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     const char *bad = "/nonexistent-clnorm-dir/build.log";
-    char *saved = getenv("CLNORM_BUILD_LOG") ? strdup(getenv("CLNORM_BUILD_LOG")) : NULL;
+    char *saved = save_env("CLNORM_BUILD_LOG");
     setenv("CLNORM_BUILD_LOG", bad, 1);
     fflush(stderr);
     const int old = dup(STDERR_FILENO);

@@ -2,7 +2,7 @@
  * results, also when another backward of a different shape ran in between (the workspace is
  * shared and reused). 300 rows so that many work-groups contribute partial sums to every column.
  * And several rows per item give the bits of one row per item (rows_per_item, below). */
-#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,22 +121,6 @@ END_TEST
  * the streaming one: dx's bits are the same either way) */
 #define BWD_MANY "bwd_rpi16_avx2=4,bwd_rpi_res=4,bwd_rpi16_res=4"
 #define BWD_ONE "bwd_rpi=1,bwd_rpi16=1,bwd_rpi16_res=1,bwd_rpi_res=1,bwd_rpi16_avx2=1,bwd_rpi_short_cols=0,bwd_rpi16_short_cols=0"
-
-/* restores an environment variable saved by save_env */
-static void restore_env(const char *name, char *saved)
-{
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
-    free(saved);
-}
-
-static char *save_env(const char *name)
-{
-    const char *v = getenv(name);
-    return v ? strdup(v) : NULL;
-}
 
 /* A context on the test context's queue with the CPU row of the table and CLNORM_TUNE = tune */
 static clnorm_context *cpu_row_context(const char *tune)

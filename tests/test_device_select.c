@@ -246,8 +246,7 @@ END_TEST
 START_TEST(test_environment_variable)
 {
     inventory();
-    const char *saved = getenv("CLNORM_DEVICE");
-    char *copy = saved ? strdup(saved) : NULL;
+    char *saved = save_env("CLNORM_DEVICE");
     char spec[32];
     const cl_uint p = nplat - 1, d = ndev[p] ? ndev[p] - 1 : 0;
     snprintf(spec, sizeof spec, "%u:%u", p, d);
@@ -265,10 +264,7 @@ START_TEST(test_environment_variable)
     unsetenv("CLNORM_DEVICE");
     cl_device_id gpu = first_of_type(CL_DEVICE_TYPE_GPU), acc = first_of_type(CL_DEVICE_TYPE_ACCELERATOR);
     expect(NULL, gpu ? gpu : acc ? acc : first_of_type(CL_DEVICE_TYPE_CPU));
-    if (copy) {
-        setenv("CLNORM_DEVICE", copy, 1);
-        free(copy);
-    }
+    restore_env("CLNORM_DEVICE", saved);
 }
 END_TEST
 
