@@ -39,7 +39,7 @@
  *     contains a `/` is a file path: the lines are appended to that file instead, and nothing goes
  *     to stderr; a file that cannot be opened for appending falls back to stderr (a log never
  *     fails a build). Read at each build.
- *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`: use the generic (vendor-less) GPU or CPU row of the
+ *   - `CLNORM_DEVICE_CLASS`: `gpu` or `cpu`, in any case (`GPU` too): use the generic (vendor-less) GPU or CPU row of the
  *     launch-parameter table whatever the device is (how CI runs the GPU kernel shapes on a CPU;
  *     on an NVIDIA GPU `gpu` so drops the NVIDIA row: no warp shuffles, no bf16 rounding
  *     instruction, none of its rules); any other value is ignored. Read when a context is created.
@@ -416,7 +416,7 @@ extern "C" {
 #define CLNORM_STATUS_TABLE(X)                                                                        \
     X(CLNORM_NULL_ARGUMENT, -10001, "a required argument (context, view or output pointer) is NULL") \
     X(CLNORM_NULL_BUFFER, -10002, "a view given has a NULL cl_mem buffer")                           \
-    X(CLNORM_INVALID_SHAPE, -10003, "invalid shape: cols is 0, or rows x cols elements do not fit size_t") \
+    X(CLNORM_INVALID_SHAPE, -10003, "invalid shape: cols is 0, or rows x cols elements of 4 bytes do not fit size_t") \
     X(CLNORM_INVALID_STRIDE, -10004, "row_stride is neither 0 (dense) nor >= cols")                  \
     X(CLNORM_OUT_OF_BOUNDS, -10005, "a view does not fit inside its buffer (or its extent overflows size_t)") \
     X(CLNORM_INVALID_STATS_DTYPE, -10006, "mean and rstd must be CLNORM_F32")                        \
@@ -450,8 +450,10 @@ enum {
 /** Names a status.
  * @param status any status: the library's own codes, OpenCL's error codes, anything else.
  * @return "NAME: description" for the library's codes (e.g. "CLNORM_OUT_OF_BOUNDS: a view does not
- *         fit inside its buffer"), the name alone for OpenCL's ("CL_INVALID_VALUE"), "unknown
- *         status" otherwise. A static string, never NULL. */
+ *         fit inside its buffer"), the name alone for OpenCL's core codes (1.2 to 3.0: -1 to -72,
+ *         e.g. "CL_INVALID_VALUE") and for the ICD loader's CL_PLATFORM_NOT_FOUND_KHR (-1001),
+ *         "unknown status" otherwise (other extensions' codes, such as GL / D3D sharing's, included).
+ *         A static string, never NULL. */
 CLNORM_API const char *clnorm_status_string(clnorm_status status);
 
 /** The version of the library actually linked.

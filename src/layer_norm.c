@@ -292,8 +292,10 @@ static clnorm_status marker(clnorm_context *ctx, cl_uint n, const cl_event *list
     return CLNORM_SUCCESS;
 }
 
-/* The checks every operation starts with: a context, a consistent wait list, cols >= 1. */
-static clnorm_status begin_call(clnorm_context *ctx, size_t cols, cl_uint n, const cl_event *list)
+/* The checks every operation starts with: a context, a consistent wait list, cols >= 1, and rows x
+ * cols elements of the widest storage type (4 bytes: fp32, as mean and rstd always are) within
+ * size_t, so that every size the call computes from the shape fits too. */
+static clnorm_status begin_call(clnorm_context *ctx, size_t rows, size_t cols, cl_uint n, const cl_event *list)
 {
     if (!ctx)
         return clnorm__fail(NULL, CLNORM_NULL_ARGUMENT, "ctx is NULL");
@@ -303,6 +305,9 @@ static clnorm_status begin_call(clnorm_context *ctx, size_t cols, cl_uint n, con
         return st;
     if (cols == 0)
         return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    if (rows && cols > SIZE_MAX / sizeof(float) / rows)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE,
+                            "rows = %zu, cols = %zu: rows x cols elements of 4 bytes do not fit size_t", rows, cols);
     return CLNORM_SUCCESS;
 }
 
@@ -341,7 +346,7 @@ clnorm_status clnorm_layer_norm_forward(clnorm_context *ctx, size_t rows, size_t
                                         const clnorm_matrix *y, const clnorm_vector *mean, const clnorm_vector *rstd,
                                         cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    clnorm_status st = begin_call(ctx, cols, num_events_in_wait_list, event_wait_list);
+    clnorm_status st = begin_call(ctx, rows, cols, num_events_in_wait_list, event_wait_list);
     if (st)
         return st;
     if ((st = clnorm__check_eps(ctx, eps)))
@@ -550,7 +555,7 @@ clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t rows, size_
                                          const clnorm_matrix *dx, const clnorm_vector *dweight, const clnorm_vector *dbias,
                                          cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    clnorm_status st = begin_call(ctx, cols, num_events_in_wait_list, event_wait_list);
+    clnorm_status st = begin_call(ctx, rows, cols, num_events_in_wait_list, event_wait_list);
     if (st)
         return st;
     clnorm_view vdy, vx, vw, vm, vr, vdr, vdx, vdw, vdb;

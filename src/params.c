@@ -484,6 +484,10 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         if (errno == ERANGE)
             return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: %s: the value is out of range", key);
         s = end;
+        /* (the separator before the value's range: "vec_bytes=0x10" stops at the 'x', and its
+         * error must name that, not a value 0 the user never wrote) */
+        if (*s && *s != ',')
+            return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=\"%s\": expected ',' at \"%s\"", spec, s);
         bool found = false;
         bool *flag = !strcmp(key, "shfl") ? &p->nv_shfl : !strcmp(key, "cvt") ? &p->nv_cvt
                      : !strcmp(key, "contig") ? &p->contig_rows : !strcmp(key, "perm") ? &p->lane_perm
@@ -510,8 +514,6 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
             return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE: unknown key \"%s\"", key);
         if (*s == ',')
             ++s;
-        else if (*s)
-            return clnorm__fail(NULL, CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=\"%s\": expected ',' at \"%s\"", spec, s);
     }
     return CLNORM_SUCCESS;
 }

@@ -152,6 +152,22 @@ START_TEST(malformed_tune_fails_context_creation)
         ck_assert_msg(strstr(clnorm_context_last_error(NULL), "CLNORM_TUNE"), "message: %s",
                       clnorm_context_last_error(NULL));
     }
+    /* the message names what is wrong: a value that stops early is a separator error at its first
+     * character past the digits (not the range error of the digits before it) */
+    static const char *const said[][2] = {
+        {"vec_bytes=0x10", "expected ',' at \"x10\""}, {"shfl=1x", "expected ',' at \"x\""},
+        {"fwd_tpr=64;bwd_tpr=64", "expected ',' at \";bwd_tpr=64\""}, {"vec_bytes=3", "vec_bytes=3: expected a power of two"},
+        {"shfl=2", "shfl=2: expected 0 or 1"}, {"no_such_key=1", "unknown key \"no_such_key\""},
+        {"fwd_tpr= 64", "expected key=value"}};
+    for (size_t i = 0; i < sizeof said / sizeof *said; ++i) {
+        clnorm_context *ctx = NULL;
+        setenv("CLNORM_TUNE", said[i][0], 1);
+        clnorm_status st = clnorm_context_create(NULL, &ctx);
+        unsetenv("CLNORM_TUNE");
+        ck_assert_msg(st == CLNORM_INVALID_ENVIRONMENT, "CLNORM_TUNE=%s: %s", said[i][0], clnorm_status_string(st));
+        ck_assert_msg(strstr(clnorm_context_last_error(NULL), said[i][1]), "CLNORM_TUNE=%s: message \"%s\" does not say %s",
+                      said[i][0], clnorm_context_last_error(NULL), said[i][1]);
+    }
     clnorm_context *ctx = NULL;
     setenv("CLNORM_TUNE", "fwd_target=2,fwd_target16=8,bwd_target16=2,fwd_tpr_max=512,bwd_groups=2,shfl=0,bwd_rpi=2,"
                           "bwd_rpi16=4,bwd_raw16=1,bwd_rpi_cols=0,zext=0,x86bf16=0,nt_kib=0,nt_unaligned_bytes=32,nt_unaligned_row_bytes=4096,fwd_groups=0,bwd_pipe=2,"

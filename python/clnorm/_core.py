@@ -4,6 +4,7 @@ import atexit
 import collections
 import ctypes
 import operator
+import re
 import threading
 
 import numpy as np
@@ -42,11 +43,27 @@ class ClnormError(RuntimeError):
         super().__init__(f"{function}: {name}: {message or description}")
 
 
-def _raise_status(lib, status, ctx_ptr, function):
+def _raise_status(lib, status, ctx_ptr, function, rename=None):
     full = (lib.clnorm_status_string(status) or b"").decode("utf-8", "replace")
     name, _, description = full.partition(": ")
     message = (lib.clnorm_context_last_error(ctx_ptr) or b"").decode("utf-8", "replace")
+    if rename:
+        message = rename(message)
     raise ClnormError(status, name, description, message, function)
+
+
+_WAIT_ENTRY = re.compile(r"event_wait_list\[(\d+)\]")
+
+
+def _wait_list_namer(n_array_events):
+    """The C library names an entry of the wait list it was given: the Array arguments' events
+    first, then wait_for. Say which of the caller's that was."""
+    def name(m):
+        i = int(m.group(1))
+        if i < n_array_events:
+            return f"an Array argument's event (event_wait_list[{i}])"
+        return f"wait_for[{i - n_array_events}]"
+    return lambda message: _WAIT_ENTRY.sub(name, message)
 
 
 # ---- one clnorm context per queue ------------------------------------------------------------
@@ -405,7 +422,7 @@ class _Call:
         lib = _library.load()
         status = cfunc(self.ctx.ptr, *args, n, wait_list, ctypes.byref(ev))
         if status != _library.SUCCESS:
-            _raise_status(lib, status, self.ctx.ptr, cfunc.__name__)
+            _raise_status(lib, status, self.ctx.ptr, cfunc.__name__, _wait_list_namer(len(self.wait)))
         event = cl.Event.from_int_ptr(ev.value, retain=False)
         if self.host:
             for mem, result, _ in self.copy_back:

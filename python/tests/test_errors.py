@@ -85,6 +85,20 @@ def test_buffer_of_another_context(queue, device):
     expect("CLNORM_INVALID_BUFFER", clnorm.layer_norm_forward, queue, x, match="another cl_context")
 
 
+def test_wait_for_entry_named_in_the_callers_terms(queue, device):
+    # the C library sees the Array arguments' events first, then wait_for: its message names the
+    # entry of wait_for (or the Array's event) the caller gave, not an index into the merged list
+    x = cl_array.to_device(queue, np.random.default_rng(7).standard_normal((2, 8)).astype(np.float32))
+    x.add_event(cl.enqueue_marker(queue))
+    foreign = cl.enqueue_marker(cl.CommandQueue(cl.Context([device])))
+    with pytest.raises(clnorm.ClnormError) as info:
+        clnorm.layer_norm_forward(queue, x, wait_for=[cl.enqueue_marker(queue), foreign])
+    e = info.value
+    assert e.name == "CL_INVALID_CONTEXT" and e.status == -34, (e.name, e.status)
+    assert "wait_for[1] belongs to another cl_context" in e.message, e.message
+    assert "event_wait_list" not in e.message, e.message
+
+
 def test_device_not_found():
     e = expect("CLNORM_DEVICE_NOT_FOUND", clnorm.select_device, "no-such-device-xyz")
     assert e.function == "clnorm_select_device"
