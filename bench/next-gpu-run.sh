@@ -11,6 +11,11 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 42 (0.32.1: host checks and messages, no kernel or plan change; an H100, seven calls):
+# the whole suite of 0.32.0 and of 0.32.1 passed (131/131 each); the prefetch bound's two mutants
+# fail test_api on NVIDIA. The BF16 16384 residual-gradient leads lost or tied (early load's
+# bound, no prefetch, early load off, dres prefetched too: -10 %). Due next:
+#   `full` and `suite` on an H200 (its table is session 36's, 0.28.0)
 # Session 41 (0.32.0, an H100, six calls): acc_local16 on (the whole suite passed with it, 131/131,
 # and --full); the 16384 BF16 backward without a residual gradient skips the L2 prefetch
 # (bwd_prefetch16_nores_nc_max 3: 0.81 -> 0.93 of the copy). Due next, in this order:

@@ -1089,9 +1089,11 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
      * prefetch on / off, two alternations: 16384 backward 2413 / 2742, 2433 / 2743 (0.83 -> 0.96
      * of the copy in --tune), with the residual gradient 2509 / 2447, 2495 / 2421 (kept); 12288 (3
      * deep) 2766 / 2624, 2768 / 2634 (kept), with the residual gradient 2838 / 2878, 2838 / 2875
-     * (kept too: off there would gain 1.4 %, a rule of its own not yet checked on a GPU). Why the
-     * 4-deep row without a residual gradient loses it was not measured: its registers are the
-     * likely reason) */
+     * (kept too: off there gained 1.4 % in one run, a tie in session 42's --tune: 0.3754 / 0.3772
+     * against 0.3772 / 0.3783 ms). Not its registers: the 4-deep program without a residual
+     * gradient takes 128 and spills nothing either way (session 42, -cl-nv-verbose); why it
+     * loses there is still open. The residual gradient prefetched too lost 10 % at 16384, 6 % at
+     * 12288 (session 42)) */
     const unsigned pf_cols = max_elem == 2 ? op->prefetch16_cols : has_dres ? 0 : op->prefetch_cols;
     L.prefetch = backward && partials && pf_cols && cols >= pf_cols && ctx->info.nv_cc_major > 0 && L.nacc &&
                  2 * L.nacc <= op->nacc &&
