@@ -47,7 +47,8 @@
  *     `key=value,...` with keys `vec_bytes` (widest vector access in bytes, a power of two in
  *     4..64), `shfl` (NVIDIA warp shuffles, 0 or 1), `cvt` (NVIDIA sm_80+ bf16 rounding
  *     instruction, 0 or 1; off in calls with permuted lanes), `contig` (the groups of persistent grids
- *     (the backward's, and the forward's where it has one) take contiguous row ranges, 0 or 1), `perm` (calls with 16-bit tensors run in
+ *     (the backward's, and the forward's where it has one) take contiguous row ranges, 0 or 1;
+ *     on, it also turns off row phases and the column sweep), `perm` (calls with 16-bit tensors run in
  *     permuted-lane order, 0 or 1), `zext` (bf16 widened and narrowed in natural element order by
  *     conversions, 0 or 1; not with `perm`), `x86bf16` (bf16 stores with AVX512_BF16's
  *     `vcvtneps2bf16` on PoCL hosts that have it, once a probe has checked it, 0 or 1; not with
@@ -192,7 +193,8 @@
  *     cols on, where the dweight/dbias sums are in registers and take at most half of
  *     `bwd_nacc`: each item asks L2 for its share of the next row block's x and dy; 0 = never),
  *     `bwd_prefetch16_nores_nc_max` (... but not in such calls without a residual gradient whose
- *     row is cached more than this many vectors deep; 0 = no bound, up to 16),
+ *     row is cached more than this many vectors deep; 0 = no bound, up to 16; NVIDIA's table 3,
+ *     since 0.32.1: the last commits numbered 0.32.0 have it too),
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias (and in the short rows of `bwd_rpi_short_cols` / `bwd_rpi16_short_cols`
  *     without them), for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
@@ -238,9 +240,10 @@
  *     is set and not in `bwd_fill16`'s layouts, outside row phases, at least
  *     `bwd_acc_local16_nc` vectors deep (0 = any depth): this many of each item's sum vectors in
  *     local memory, where fewer than all and local memory holds them; 0 = none, else up to 16;
- *     NVIDIA's table has 0 until a checked GPU run, see docs/PERFORMANCE.md session 39),
- *     `bwd_cache16_lacc` (those calls: rows cached up to this many vectors deep, beyond
- *     `bwd_ncache`, where `bwd_acc_local16` then applies; 0 = `bwd_ncache`), `bwd_groups16` and `bwd_groups16_res`
+ *     NVIDIA's table has 1 since 0.32.0, see docs/PERFORMANCE.md sessions 39 and 41),
+ *     `bwd_acc_local16_nc` (0..16; NVIDIA's table 3), `bwd_cache16_lacc` (those calls: rows cached
+ *     up to this many vectors deep, beyond `bwd_ncache`, where `bwd_acc_local16` then applies;
+ *     0 = `bwd_ncache`, up to 16; NVIDIA's table 4), `bwd_groups16` and `bwd_groups16_res`
  *     (all-16-bit calls with dweight/dbias whose row is cached, without and with a residual
  *     gradient: persistent work-groups per compute unit, counted in groups of `bwd_wg` items as
  *     `bwd_groups` is, instead of `bwd_groups`, for kernels whose registers leave room for fewer;
@@ -331,7 +334,7 @@
  *     16). `clnorm-bench --tune` times a built-in grid of them
  *     (or any grid, through `CLNORM_BENCH_TUNE_*`);
  *     clnorm_launch_plan() shows the effect of the shape keys (not of the `*_bfly_*` keys or of the
- *     mode keys `shfl`, `cvt`, `contig`, `perm`, `zext`, `x86bf16`, `packed`, `nt_kib`, `nt_unaligned_bytes`,
+ *     mode keys `shfl`, `cvt`, `perm`, `zext`, `x86bf16`, `packed`, `phase_edge_elems`, `nt_kib`, `nt_unaligned_bytes`,
  *     `nt_unaligned_row_bytes`, `pf_bytes`, `pf_l2_bytes`, `fwd_rowwise_kib` and `red_lanes`). A malformed value makes context creation fail with
  *     #CLNORM_INVALID_ENVIRONMENT.
  *
@@ -667,7 +670,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase: a program that allocates this struct must
+ * raw_cache, 0.3 pipelined and residual_early, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase: a program that allocates this struct must
  * be built against this header; while the version is 0.y the soname carries the minor version,
  * libclnorm.so.0.MINOR, so a program built against an older 0.y does not load.) */
 typedef struct clnorm_launch_info {
@@ -806,7 +809,10 @@ typedef struct clnorm_launch_info {
                                          where the narrowed plan holds the row in registers,
                                          only if the vectors would narrow to one element
                                          (`phase_vec_max`), and not for fp32 backward calls
-                                         (`phase_cached_skip`).
+                                         (`phase_cached_skip`), and in no more than
+                                         `phase_cached_tpr_max` items where the row is cached;
+                                         the later rules are the `bwd_phase_*` keys of
+                                         `CLNORM_TUNE` above.
                                          0: off (0.15 appended this field) */
 } clnorm_launch_info;
 
