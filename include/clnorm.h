@@ -836,7 +836,8 @@ typedef struct clnorm_launch_info {
  * @param dtype storage type of the tensors.
  * @param[out] info receives the shape.
  * @return #CLNORM_SUCCESS, #CLNORM_NULL_ARGUMENT (ctx or info NULL), #CLNORM_INVALID_DTYPE, or
- *         #CLNORM_INVALID_SHAPE (cols 0, or the bytes of rows x cols elements do not fit size_t). */
+ *         #CLNORM_INVALID_SHAPE (cols 0, or rows x cols elements of 4 bytes do not fit size_t, as
+ *         in the calls, whatever dtype is). */
 CLNORM_API clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t rows, size_t cols,
     clnorm_dtype dtype, clnorm_launch_info *info);
 /** clnorm_launch_plan()'s backward argument for a backward call without dweight and dbias. */

@@ -524,6 +524,8 @@ typedef struct clnorm_view {
 size_t clnorm__dtype_size(clnorm_dtype dt);
 const char *clnorm__dtype_token(clnorm_dtype dt); /* "f32", "bf16", "f16" */
 clnorm_status clnorm__check_eps(const clnorm_context *ctx, float eps);
+/* cols >= 1, and rows x cols elements of 4 bytes within size_t (CLNORM_INVALID_SHAPE otherwise) */
+clnorm_status clnorm__check_shape(const clnorm_context *ctx, size_t rows, size_t cols);
 clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, const cl_event *list);
 /* Each event of a consistent wait list is valid and of ctx's cl_context (checked after the views,
  * so that a buffer of another context is named as such first). */

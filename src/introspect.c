@@ -16,12 +16,11 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     if (dtype != CLNORM_F32 && dtype != CLNORM_BF16 && dtype != CLNORM_F16)
         return clnorm__fail(ctx, CLNORM_INVALID_DTYPE, "dtype = %d: expected CLNORM_F32, CLNORM_BF16 or CLNORM_F16",
                             (int)dtype);
-    if (cols == 0)
-        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    /* (the calls' own bound: rows x cols elements of 4 bytes, whatever the dtype) */
+    clnorm_status st = clnorm__check_shape(ctx, rows, cols);
+    if (st)
+        return st;
     const size_t elem = clnorm__dtype_size(dtype);
-    if (rows && cols > SIZE_MAX / elem / rows)
-        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "rows = %zu, cols = %zu: the tensor's size does not fit size_t",
-                            rows, cols);
 
     const bool dres = backward != 0 && (backward & CLNORM_PLAN_BACKWARD_RES) != 0;
     const int kind = backward & ~CLNORM_PLAN_BACKWARD_RES;

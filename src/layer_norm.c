@@ -292,9 +292,7 @@ static clnorm_status marker(clnorm_context *ctx, cl_uint n, const cl_event *list
     return CLNORM_SUCCESS;
 }
 
-/* The checks every operation starts with: a context, a consistent wait list, cols >= 1, and rows x
- * cols elements of the widest storage type (4 bytes: fp32, as mean and rstd always are) within
- * size_t, so that every size the call computes from the shape fits too. */
+/* The checks every operation starts with: a context, a consistent wait list, the shape. */
 static clnorm_status begin_call(clnorm_context *ctx, size_t rows, size_t cols, cl_uint n, const cl_event *list)
 {
     if (!ctx)
@@ -303,12 +301,7 @@ static clnorm_status begin_call(clnorm_context *ctx, size_t rows, size_t cols, c
     clnorm_status st = clnorm__check_wait_list(ctx, n, list);
     if (st)
         return st;
-    if (cols == 0)
-        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
-    if (rows && cols > SIZE_MAX / sizeof(float) / rows)
-        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE,
-                            "rows = %zu, cols = %zu: rows x cols elements of 4 bytes do not fit size_t", rows, cols);
-    return CLNORM_SUCCESS;
+    return clnorm__check_shape(ctx, rows, cols);
 }
 
 /* The forward's options from what its key holds. */

@@ -20,6 +20,18 @@ clnorm_status clnorm__check_eps(const clnorm_context *ctx, float eps)
     return CLNORM_SUCCESS;
 }
 
+clnorm_status clnorm__check_shape(const clnorm_context *ctx, size_t rows, size_t cols)
+{
+    if (cols == 0)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE, "cols = 0: expected >= 1");
+    /* rows x cols elements of the widest storage type (4 bytes: fp32, as mean and rstd always
+     * are) within size_t, so that every size a call computes from the shape fits too */
+    if (rows && cols > SIZE_MAX / sizeof(float) / rows)
+        return clnorm__fail(ctx, CLNORM_INVALID_SHAPE,
+                            "rows = %zu, cols = %zu: rows x cols elements of 4 bytes do not fit size_t", rows, cols);
+    return CLNORM_SUCCESS;
+}
+
 clnorm_status clnorm__check_wait_list(const clnorm_context *ctx, cl_uint n, const cl_event *list)
 {
     if ((n > 0) != (list != NULL))

@@ -492,7 +492,10 @@ START_TEST(launch_plans)
     ck_assert_int_eq(clnorm_launch_plan(ctx, 0, 1, 1, (clnorm_dtype)99, &L), CLNORM_INVALID_DTYPE);
     ck_assert_int_eq(clnorm_launch_plan(ctx, 1, 1, 0, CLNORM_F32, &L), CLNORM_INVALID_SHAPE);
     ck_assert_int_eq(clnorm_launch_plan(ctx, 1, SIZE_MAX / 2, 4, CLNORM_F32, &L), CLNORM_INVALID_SHAPE);
+    /* the calls' bound whatever the dtype: 2-byte elements whose 4-byte count would not fit */
+    ck_assert_int_eq(clnorm_launch_plan(ctx, 0, SIZE_MAX / 8 + 1, 2, CLNORM_BF16, &L), CLNORM_INVALID_SHAPE);
     ck_assert_msg(clnorm_context_last_error(ctx)[0] != '\0', "no message for an invalid shape");
+    ck_assert_int_eq(clnorm_launch_plan(ctx, 0, SIZE_MAX / 8, 2, CLNORM_BF16, &L), CLNORM_SUCCESS);
 }
 END_TEST
 
