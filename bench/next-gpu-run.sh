@@ -16,6 +16,8 @@
 # fail test_api on NVIDIA. The BF16 16384 residual-gradient leads lost or tied (early load's
 # bound, no prefetch, early load off, dres prefetched too: -10 %). Due next:
 #   `full` and `suite` on an H200 (its table is session 36's, 0.28.0)
+#   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh large"   (the 64-bit size test,
+#     ~40 GiB of device memory: no GPU run of it is on record in docs/PERFORMANCE.md)
 # Session 41 (0.32.0, an H100, six calls): acc_local16 on (the whole suite passed with it, 131/131,
 # and --full); the 16384 BF16 backward without a residual gradient skips the L2 prefetch
 # (bwd_prefetch16_nores_nc_max 3: 0.81 -> 0.93 of the copy). Due next, in this order:
@@ -150,7 +152,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey|grid|ship}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey|grid|ship|large}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -374,6 +376,19 @@ full)
     grep -E "checks|copy" "$out/full.txt" | head -20
     for i in 1 2; do timeout 60 "$b/clnorm-bench" --device nvidia --overhead > "$out/overhead_$i.txt" 2>&1; echo "overhead $i: exit $?"; done
     cat "$out"/overhead_*.txt
+    ;;
+large)
+    # The 64-bit size test (tests/test_large.c: rows x cols past 2^32 elements, ~40 GiB), built
+    # with -DCLNORM_LARGE_TESTS=ON in a tree of its own
+    if { cmake -S . -B /tmp/bl -DCMAKE_BUILD_TYPE=Release -DCLNORM_LARGE_TESTS=ON &&
+         cmake --build /tmp/bl -j16 --target test_large; } > "$out/build_large.log" 2>&1; then
+        (cd /tmp/bl && CLNORM_DEVICE=nvidia timeout ${LARGE_TIMEOUT:-500} ctest -L large --output-on-failure) > "$out/large.log" 2>&1
+        echo "large: exit $?"
+        tail -15 "$out/large.log"
+    else
+        echo "large: build failed"
+        tail -20 "$out/build_large.log"
+    fi
     ;;
 ship)
     # A table change checked and measured in one call (its edit left uncommitted in the tree that
