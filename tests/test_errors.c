@@ -32,10 +32,12 @@ typedef struct efx {
     size_t sub_origin;  /* bytes */
     cl_mem foreign;     /* a buffer of another cl_context */
     cl_mem host_odd;    /* CL_MEM_USE_HOST_PTR memory 2 bytes past a 4096-byte boundary */
+    cl_mem host_odd1;   /* ... 1 byte past one (misaligned for 16-bit elements too) */
     cl_mem ro, wo;      /* SH floats, CL_MEM_READ_ONLY / CL_MEM_WRITE_ONLY */
     cl_mem sub_ro;      /* a CL_MEM_READ_ONLY sub-buffer of mem[B_PARENT], where sub is */
     cl_mem sub_of_ro;   /* a sub-buffer of ro made without access flags: it inherits READ_ONLY */
     void *host_mem;     /* ... its memory */
+    void *host_mem1;    /* host_odd1's memory */
     cl_mem image;       /* a 2D image (not a buffer); NULL where the device has no images */
     cl_event done;      /* a completed user event, for the wait-list cases */
     cl_event done_null[2]; /* ... then a NULL entry */
@@ -80,6 +82,11 @@ static void efx_setup(efx *f, uint64_t seed)
     f->host_odd = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, SH * sizeof(float),
                                  (char *)f->host_mem + 2, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_USE_HOST_PTR): %d", err);
+    f->host_mem1 = aligned_alloc(4096, (SH * sizeof(float) + 1 + 4095) / 4096 * 4096);
+    ck_assert_ptr_nonnull(f->host_mem1);
+    f->host_odd1 = clCreateBuffer(clctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, SH * sizeof(float),
+                                  (char *)f->host_mem1 + 1, &err);
+    ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_USE_HOST_PTR, 1 byte past): %d", err);
     f->ro = clCreateBuffer(clctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, SH * sizeof(float), f->pattern[B_SHARED], &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateBuffer (CL_MEM_READ_ONLY): %d", err);
     f->wo = clCreateBuffer(clctx, CL_MEM_WRITE_ONLY, SH * sizeof(float), NULL, &err);
@@ -139,6 +146,7 @@ static void efx_teardown(efx *f)
     }
     clReleaseMemObject(f->foreign);
     clReleaseMemObject(f->host_odd);
+    clReleaseMemObject(f->host_odd1);
     clReleaseMemObject(f->ro);
     clReleaseMemObject(f->wo);
     clReleaseMemObject(f->sub_ro);
@@ -146,6 +154,7 @@ static void efx_teardown(efx *f)
     if (f->image)
         clReleaseMemObject(f->image);
     free(f->host_mem);
+    free(f->host_mem1);
     clReleaseEvent(f->done);
     clReleaseEvent(f->other_done);
 }
@@ -233,7 +242,7 @@ typedef struct expect {
     return e;
 
 /* ------------------------------------------------------------------------------------------ */
-#define FWD_ERROR_CASES 73
+#define FWD_ERROR_CASES 76
 
 static expect forward_error_case(int i, args *a, efx *f)
 {
@@ -405,6 +414,21 @@ static expect forward_error_case(int i, args *a, efx *f)
     CASE(72, "mean.buffer a 2D image", CLNORM_INVALID_BUFFER)
         e.skip = f->image == NULL;
         a->mean.buffer = f->image;
+        break;
+    /* (rows-1) x stride fits size_t, + cols does not: the sum wraps to 0 */
+    CASE(73, "rows 2, x.row_stride SIZE_MAX-cols+1 ((rows-1)*stride + cols wraps to 0)", CLNORM_OUT_OF_BOUNDS)
+        a->rows = 2;
+        a->x = mat(f->mem[B_X], 0, SIZE_MAX - C + 1);
+        break;
+    CASE(74, "wait list {NULL}", CL_INVALID_EVENT_WAIT_LIST)
+        e.msg = "event_wait_list[0] is NULL";
+        a->nwait = 1;
+        a->wait = &f->done_null[1];
+        break;
+    /* 16-bit elements at an odd address */
+    CASE(75, "bf16 x.buffer: CL_MEM_USE_HOST_PTR memory 1 byte past an aligned address", CLNORM_MISALIGNED_HOST_PTR)
+        a->x.buffer = f->host_odd1;
+        a->x.dtype = CLNORM_BF16;
         break;
     END_CASES(FWD_ERROR_CASES)
 }
@@ -602,7 +626,7 @@ END_TEST
 
 /* ------------------------------------------------------------------------------------------ */
 /* Valid calls that look close to the errors above: all must succeed. */
-#define FWD_VALID_CASES 11
+#define FWD_VALID_CASES 14
 
 static expect forward_valid_case(int i, args *a, efx *f)
 {
@@ -657,6 +681,21 @@ static expect forward_valid_case(int i, args *a, efx *f)
         a->has_w = a->has_b = a->has_mean = a->has_rstd = 0;
         a->x.offset = RC;
         a->y.offset = RC;
+        break;
+    CASE(11, "rows 0, mean and rstd views at their buffers' very ends", CLNORM_SUCCESS)
+        a->rows = 0;
+        a->has_w = a->has_b = 0;
+        a->mean.offset = R;
+        a->rstd.offset = R;
+        break;
+    /* views of different pitches (the row-by-row overlap test): adjacent is not overlapping */
+    CASE(12, "mean in x's row padding, ending where x's next row begins", CLNORM_SUCCESS)
+        a->x = mat(sh, 0, 2 * C);
+        a->mean = vec(sh, 2 * C - R);
+        break;
+    CASE(13, "y rows in x's row padding and where x's row R would be (one past its last)", CLNORM_SUCCESS)
+        a->x = mat(sh, 0, 2 * C);
+        a->y = mat(sh, C, 9 * C); /* rows at C, 10C (= x's R * 2C), 19C, ...: 16 + 4 * 144 + 16 <= SH */
         break;
     END_CASES(FWD_VALID_CASES)
 }

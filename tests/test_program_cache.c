@@ -86,6 +86,20 @@ START_TEST(long_messages_are_cut_with_a_mark)
     ck_assert_uint_eq(strlen(m), 16383);
     ck_assert_int_eq(strncmp(m, "short; build log:\n", 18), 0);
     ck_assert_str_eq(m + strlen(m) - strlen(mark), mark);
+    /* at the boundary: a text of exactly 16383 characters fits, one more is cut */
+    static char tail[16384];
+    memset(tail, 'T', 16383 - 18);
+    clnorm__fail(NULL, CLNORM_BUILD_FAILED, "short; build log:\n");
+    clnorm__fail_append(tail);
+    m = clnorm_context_last_error(NULL);
+    ck_assert_uint_eq(strlen(m), 16383);
+    ck_assert_int_eq(m[16382], 'T');
+    tail[16383 - 18] = 'T';
+    clnorm__fail(NULL, CLNORM_BUILD_FAILED, "short; build log:\n");
+    clnorm__fail_append(tail);
+    m = clnorm_context_last_error(NULL);
+    ck_assert_uint_eq(strlen(m), 16383);
+    ck_assert_str_eq(m + strlen(m) - strlen(mark), mark);
     clnorm__clear_error(NULL);
 }
 END_TEST
