@@ -85,6 +85,12 @@ END_TEST
 
 START_TEST(accessors)
 {
+    /* a NULL context: NULL handles, and "" (not NULL) for the name (clnorm.h) */
+    ck_assert_ptr_null(clnorm_context_queue(NULL));
+    ck_assert_ptr_null(clnorm_context_cl_context(NULL));
+    ck_assert_ptr_null(clnorm_context_device(NULL));
+    ck_assert_ptr_nonnull(clnorm_context_device_name(NULL));
+    ck_assert_str_eq(clnorm_context_device_name(NULL), "");
     clnorm_context *ctx = test_context();
     cl_command_queue q = clnorm_context_queue(ctx);
     cl_context c = clnorm_context_cl_context(ctx);
@@ -331,7 +337,8 @@ static void from_queue(cl_command_queue_properties props)
     ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", err);
     cl_command_queue q = clCreateCommandQueue(clctx, dev, props, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
-    cl_uint refs = queue_refcount(q);
+    cl_uint refs = queue_refcount(q), crefs = 0;
+    CL_OK(clGetContextInfo(clctx, CL_CONTEXT_REFERENCE_COUNT, sizeof crefs, &crefs, NULL));
 
     clnorm_context *ctx = NULL;
     CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
@@ -356,6 +363,14 @@ static void from_queue(cl_command_queue_properties props)
         now = queue_refcount(q);
     }
     ck_assert_msg(now == refs, "queue reference count %u after clnorm_context_release, was %u", now, refs);
+    /* and the cl_context's: the programs built in it (each holds it) were released too */
+    cl_uint cnow = 0;
+    CL_OK(clGetContextInfo(clctx, CL_CONTEXT_REFERENCE_COUNT, sizeof cnow, &cnow, NULL));
+    for (int i = 0; i < 100 && cnow > crefs; i++) {
+        sleep_ms(10);
+        CL_OK(clGetContextInfo(clctx, CL_CONTEXT_REFERENCE_COUNT, sizeof cnow, &cnow, NULL));
+    }
+    ck_assert_msg(cnow == crefs, "cl_context reference count %u after clnorm_context_release, was %u", cnow, crefs);
     /* the caller's queue is still alive and usable */
     unsigned char in[256], out[256];
     for (int i = 0; i < 256; i++)
@@ -1808,12 +1823,11 @@ END_TEST
 /* CLNORM_BUILD_LOG naming a file that cannot be opened: the build still succeeds, and the log goes
  * to stderr after a note that says why. stderr is redirected to a file around the calls only, and
  * restored before any assertion (a failed one would leave the process's stderr in the file). */
-START_TEST(build_log_unopenable_file_falls_back_to_stderr)
+static void build_log_stderr(const char *bad)
 {
     char path[] = "/tmp/clnorm-stderr-XXXXXX";
     const int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
-    const char *bad = "/nonexistent-clnorm-dir/build.log";
     char *saved = save_env("CLNORM_BUILD_LOG");
     setenv("CLNORM_BUILD_LOG", bad, 1);
     fflush(stderr);
@@ -1859,8 +1873,24 @@ START_TEST(build_log_unopenable_file_falls_back_to_stderr)
     text[n] = '\0';
     fclose(f);
     remove(path);
+    if (strcmp(bad, "0") == 0) { /* "0": the switch off, nothing written */
+        ck_assert_msg(!strstr(text, "clnorm: built"), "CLNORM_BUILD_LOG=0 logged: %.200s", text);
+        return;
+    }
     ck_assert_msg(strstr(text, "cannot append to /nonexistent-clnorm-dir/build.log"), "no note on stderr: %.200s", text);
     ck_assert_msg(strstr(text, "clnorm: built clnorm_forward"), "no build log on stderr: %.200s", text);
+}
+
+START_TEST(build_log_unopenable_file_falls_back_to_stderr)
+{
+    build_log_stderr("/nonexistent-clnorm-dir/build.log");
+}
+END_TEST
+
+/* CLNORM_BUILD_LOG=0 is the switch off: a build writes nothing to stderr */
+START_TEST(build_log_zero_is_off)
+{
+    build_log_stderr("0");
 }
 END_TEST
 
@@ -2994,6 +3024,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_bwd_local_row_fits_l1d);
     tcase_add_test(tc, x86_bf16_stores_where_the_cpu_has_them);
     tcase_add_test(tc, build_log_unopenable_file_falls_back_to_stderr);
+    tcase_add_test(tc, build_log_zero_is_off);
     tcase_add_test(tc, plan_fwd_rows_per_item_rule);
     tcase_add_test(tc, plan_unaligned_rule);
     tcase_add_test(tc, plan_row_phase_rule);

@@ -268,6 +268,41 @@ START_TEST(test_environment_variable)
 }
 END_TEST
 
+/* Specs that cannot be taken whole: an index past cl_uint (not wrapped to a small one), a
+ * platform part longer than any name (not copied past its buffer) */
+START_TEST(test_oversized_specs)
+{
+    inventory();
+    expect("0:4294967296", NULL);       /* 2^32: device 0 if cut to 32 bits */
+    expect("4294967296", NULL);         /* platform 2^32 */
+    expect("4294967296:0", NULL);
+    char spec[1100];
+    memset(spec, 'x', sizeof spec - 1);
+    spec[sizeof spec - 1] = '\0';
+    expect(spec, NULL);
+    spec[600] = ':';                    /* a 600-character platform part, then a device */
+    expect(spec, NULL);
+}
+END_TEST
+
+/* "" is the default policy alone, whatever CLNORM_DEVICE says; a successful selection clears the
+ * message of an earlier failure */
+START_TEST(test_empty_spec_ignores_environment)
+{
+    inventory();
+    char *saved = save_env("CLNORM_DEVICE");
+    setenv("CLNORM_DEVICE", "no-such-device-xyz", 1);
+    cl_device_id gpu = first_of_type(CL_DEVICE_TYPE_GPU), acc = first_of_type(CL_DEVICE_TYPE_ACCELERATOR);
+    expect("", gpu ? gpu : acc ? acc : first_of_type(CL_DEVICE_TYPE_CPU));
+    ck_assert_str_eq(clnorm_context_last_error(NULL), "");
+    expect(NULL, NULL); /* the variable itself still counts for NULL */
+    ck_assert_int_eq(clnorm_select_device("0:0", NULL, NULL), ndev[0] ? CLNORM_SUCCESS : CLNORM_DEVICE_NOT_FOUND);
+    if (ndev[0])
+        ck_assert_str_eq(clnorm_context_last_error(NULL), "");
+    restore_env("CLNORM_DEVICE", saved);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("device_select");
@@ -280,6 +315,8 @@ int main(void)
     tcase_add_test(tc, test_type_words_whole);
     tcase_add_test(tc, test_unknown_spec_lists_devices);
     tcase_add_test(tc, test_environment_variable);
+    tcase_add_test(tc, test_oversized_specs);
+    tcase_add_test(tc, test_empty_spec_ignores_environment);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -197,6 +198,90 @@ START_TEST(malformed_tune_fails_context_creation)
 }
 END_TEST
 
+/* Failures on the caller's queue release exactly what they took: a context that CLNORM_TUNE or an
+ * overlong CLNORM_BUILD_OPTIONS refuses (ctx left NULL), and a context whose program failed to
+ * build (the failed cl_program holds the cl_context), leave both reference counts as they were. */
+static cl_uint ctx_refs_now(cl_context c)
+{
+    cl_uint n = 0;
+    CL_OK(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL));
+    return n;
+}
+
+static cl_uint queue_refs_now(cl_command_queue q)
+{
+    cl_uint n = 0;
+    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL));
+    return n;
+}
+
+/* (a driver may drop its own references a little after the release that frees them: up to 1 s) */
+static cl_uint ctx_refs(cl_context c, cl_uint want)
+{
+    cl_uint n = ctx_refs_now(c);
+    for (int i = 0; i < 100 && n > want; i++) {
+        const struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        n = ctx_refs_now(c);
+    }
+    return n;
+}
+
+static cl_uint queue_refs(cl_command_queue q, cl_uint want)
+{
+    cl_uint n = queue_refs_now(q);
+    for (int i = 0; i < 100 && n > want; i++) {
+        const struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        n = queue_refs_now(q);
+    }
+    return n;
+}
+
+START_TEST(caller_queue_failures_release_what_they_took)
+{
+    cl_int err;
+    cl_device_id dev = clnorm_context_device(test_context());
+    cl_context clctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CL_OK(err);
+    cl_command_queue q = clCreateCommandQueue(clctx, dev, 0, &err);
+    CL_OK(err);
+    const cl_uint cr = ctx_refs_now(clctx), qr = queue_refs_now(q);
+    clnorm_context *ctx = (clnorm_context *)&err;
+
+    char *saved_tune = save_env("CLNORM_TUNE");
+    setenv("CLNORM_TUNE", "nonsense=1", 1);
+    ck_assert_int_eq(clnorm_context_create_from_queue(q, &ctx), CLNORM_INVALID_ENVIRONMENT);
+    restore_env("CLNORM_TUNE", saved_tune);
+    ck_assert_ptr_null(ctx);
+    ck_assert_uint_eq(ctx_refs(clctx, cr), cr);
+    ck_assert_uint_eq(queue_refs(q, qr), qr);
+
+    char *saved_opts = save_env("CLNORM_BUILD_OPTIONS");
+    char opt[1100];
+    memset(opt, ' ', sizeof opt - 1);
+    opt[sizeof opt - 1] = '\0';
+    setenv("CLNORM_BUILD_OPTIONS", opt, 1);
+    ctx = (clnorm_context *)&err;
+    ck_assert_int_eq(clnorm_context_create_from_queue(q, &ctx), CLNORM_INVALID_ENVIRONMENT);
+    ck_assert_ptr_null(ctx);
+    ck_assert_uint_eq(ctx_refs(clctx, cr), cr);
+    ck_assert_uint_eq(queue_refs(q, qr), qr);
+
+    setenv("CLNORM_BUILD_OPTIONS", "-Dfloatv=(", 1);
+    CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
+    restore_env("CLNORM_BUILD_OPTIONS", saved_opts);
+    int untouched = 0;
+    ck_assert_int_eq(forward_once(ctx, &untouched), CLNORM_BUILD_FAILED);
+    clnorm_context_release(ctx);
+    CL_OK(clFinish(q));
+    ck_assert_uint_eq(ctx_refs(clctx, cr), cr);
+    ck_assert_uint_eq(queue_refs(q, qr), qr);
+    CL_OK(clReleaseCommandQueue(q));
+    CL_OK(clReleaseContext(clctx));
+}
+END_TEST
+
 /* The backward's workspace (2 * cols fp32 sums per partial row, at least one row) is made larger
  * than the device allows for one buffer: the OpenCL error comes back unchanged, with a message. */
 START_TEST(workspace_allocation_refused_surfaces_opencl_error)
@@ -242,6 +327,7 @@ int main(void)
     tcase_add_test(tc, long_build_options_whole_or_refused);
     tcase_add_test(tc, malformed_tune_fails_context_creation);
     tcase_add_test(tc, workspace_allocation_refused_surfaces_opencl_error);
+    tcase_add_test(tc, caller_queue_failures_release_what_they_took);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

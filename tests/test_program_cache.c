@@ -54,6 +54,18 @@ START_TEST(lookup_finds_every_entry_by_id_and_options)
     const clnorm_status st = clnorm__get_program(ctx, CLNORM_K_FORWARD, opt, &got);
     ck_assert_msg(st != CLNORM_SUCCESS || got != last, "the forward was given the reduction's program");
     free(opt);
+    /* options that only begin with a cached entry's are other options: a new program */
+    const size_t before = ctx->nprograms;
+    const size_t olen = strlen(ctx->programs[last].options);
+    char *longer = malloc(olen + sizeof " -DCLNORM_TEST_EXTRA=1");
+    ck_assert_ptr_nonnull(longer);
+    memcpy(longer, ctx->programs[last].options, olen);
+    strcpy(longer + olen, " -DCLNORM_TEST_EXTRA=1");
+    got = SIZE_MAX;
+    CLNORM_OK(ctx, clnorm__get_program(ctx, CLNORM_K_REDUCE, longer, &got));
+    ck_assert_msg(got == before && ctx->nprograms == before + 1, "options extending a cached entry's reused it");
+    ck_assert_str_eq(ctx->programs[got].options, longer);
+    free(longer);
 
     /* the variant memo maps a key to the program index it was given, not to its own slot */
     clnorm_variant_key k;
