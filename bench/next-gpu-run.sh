@@ -15,6 +15,10 @@
 # the whole suite of 0.32.0 and of 0.32.1 passed (131/131 each); the prefetch bound's two mutants
 # fail test_api on NVIDIA. The BF16 16384 residual-gradient leads lost or tied (early load's
 # bound, no prefetch, early load off, dres prefetched too: -10 %). Due next:
+#   run  carry [".gpu"]  command "SUITE_TIMEOUT=480 bash bench/next-gpu-run.sh suite"  (new tests
+#     after the GPU runs: reference counts of the caller's cl_context and queue after release and
+#     after failed calls, test_device_select's oversized specs, test_errors' host_ptr cases; all
+#     passed on PoCL only)
 #   `full` and `suite` on an H200 (its table is session 36's, 0.28.0)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh large"   (the 64-bit size test,
 #     ~40 GiB of device memory: no GPU run of it is on record in docs/PERFORMANCE.md)
