@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_REPORTED 8 /* mismatches printed per view or buffer */
 
@@ -224,6 +225,32 @@ void restore_env(const char *name, char *saved)
         unsetenv(name);
     free(saved);
 }
+
+static cl_uint refs_now(cl_command_queue q, cl_context c)
+{
+    cl_uint n = 0;
+    if (q)
+        CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL));
+    else
+        CL_OK(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL));
+    return n;
+}
+
+static cl_uint settled_refs(cl_command_queue q, cl_context c, cl_uint want)
+{
+    cl_uint n = refs_now(q, c);
+    for (int i = 0; i < 100 && n > want; i++) {
+        const struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        n = refs_now(q, c);
+    }
+    return n;
+}
+
+cl_uint queue_refs_now(cl_command_queue q) { return refs_now(q, NULL); }
+cl_uint context_refs_now(cl_context c) { return refs_now(NULL, c); }
+cl_uint settled_queue_refs(cl_command_queue q, cl_uint want) { return settled_refs(q, NULL, want); }
+cl_uint settled_context_refs(cl_context c, cl_uint want) { return settled_refs(NULL, c, want); }
 
 void tbuf_init(tbuf *b, const char *name)
 {

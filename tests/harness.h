@@ -122,4 +122,12 @@ void *xcalloc(size_t n, size_t size);
 char *save_env(const char *name);
 void restore_env(const char *name, char *saved);
 
+/* The reference count of the caller's queue / cl_context, after waiting up to a second for it to
+ * come down to want: drivers (PoCL) drop the references their events and programs hold a little
+ * after those complete or are released. A count that stays higher is a reference kept. */
+cl_uint queue_refs_now(cl_command_queue q);
+cl_uint context_refs_now(cl_context c);
+cl_uint settled_queue_refs(cl_command_queue q, cl_uint want);
+cl_uint settled_context_refs(cl_context c, cl_uint want);
+
 #endif

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dtype.h"
@@ -314,19 +313,6 @@ static case_cfg queue_case(uint64_t seed)
     return c;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
-}
-
-static cl_uint queue_refcount(cl_command_queue q)
-{
-    cl_uint n = 0;
-    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL));
-    return n;
-}
-
 /* The caller makes the cl_context and queue; the library uses them, retains the queue and
  * releases only what it retained: the queue still works after clnorm_context_release. */
 static void from_queue(cl_command_queue_properties props)
@@ -337,8 +323,7 @@ static void from_queue(cl_command_queue_properties props)
     ck_assert_msg(err == CL_SUCCESS, "clCreateContext: %d", err);
     cl_command_queue q = clCreateCommandQueue(clctx, dev, props, &err);
     ck_assert_msg(err == CL_SUCCESS, "clCreateCommandQueue: %d", err);
-    cl_uint refs = queue_refcount(q), crefs = 0;
-    CL_OK(clGetContextInfo(clctx, CL_CONTEXT_REFERENCE_COUNT, sizeof crefs, &crefs, NULL));
+    const cl_uint refs = queue_refs_now(q), crefs = context_refs_now(clctx);
 
     clnorm_context *ctx = NULL;
     CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
@@ -353,23 +338,12 @@ static void from_queue(cl_command_queue_properties props)
     run_backward_case(ctx, &c); /* several commands chained by events, after the stats forward */
     clnorm_context_release(ctx);
 
-    /* Events retain their queue and some implementations (PoCL) drop those references a little
-     * after the events complete: allow up to a second for the count to come back. A count that
-     * stays higher is a reference the library kept; a lower one would have destroyed the queue. */
+    /* events retain their queue and programs their cl_context, references some implementations
+     * (PoCL) drop a little after: settled_*_refs wait for them. A count that stays higher is a
+     * reference the library kept; a lower one would have destroyed the queue. */
     CL_OK(clFinish(q));
-    cl_uint now = queue_refcount(q);
-    for (int i = 0; i < 100 && now > refs; i++) {
-        sleep_ms(10);
-        now = queue_refcount(q);
-    }
+    cl_uint now = settled_queue_refs(q, refs), cnow = settled_context_refs(clctx, crefs);
     ck_assert_msg(now == refs, "queue reference count %u after clnorm_context_release, was %u", now, refs);
-    /* and the cl_context's: the programs built in it (each holds it) were released too */
-    cl_uint cnow = 0;
-    CL_OK(clGetContextInfo(clctx, CL_CONTEXT_REFERENCE_COUNT, sizeof cnow, &cnow, NULL));
-    for (int i = 0; i < 100 && cnow > crefs; i++) {
-        sleep_ms(10);
-        CL_OK(clGetContextInfo(clctx, CL_CONTEXT_REFERENCE_COUNT, sizeof cnow, &cnow, NULL));
-    }
     ck_assert_msg(cnow == crefs, "cl_context reference count %u after clnorm_context_release, was %u", cnow, crefs);
     /* the caller's queue is still alive and usable */
     unsigned char in[256], out[256];

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "harness.h"
 
@@ -201,43 +200,6 @@ END_TEST
 /* Failures on the caller's queue release exactly what they took: a context that CLNORM_TUNE or an
  * overlong CLNORM_BUILD_OPTIONS refuses (ctx left NULL), and a context whose program failed to
  * build (the failed cl_program holds the cl_context), leave both reference counts as they were. */
-static cl_uint ctx_refs_now(cl_context c)
-{
-    cl_uint n = 0;
-    CL_OK(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof n, &n, NULL));
-    return n;
-}
-
-static cl_uint queue_refs_now(cl_command_queue q)
-{
-    cl_uint n = 0;
-    CL_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof n, &n, NULL));
-    return n;
-}
-
-/* (a driver may drop its own references a little after the release that frees them: up to 1 s) */
-static cl_uint ctx_refs(cl_context c, cl_uint want)
-{
-    cl_uint n = ctx_refs_now(c);
-    for (int i = 0; i < 100 && n > want; i++) {
-        const struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-        n = ctx_refs_now(c);
-    }
-    return n;
-}
-
-static cl_uint queue_refs(cl_command_queue q, cl_uint want)
-{
-    cl_uint n = queue_refs_now(q);
-    for (int i = 0; i < 100 && n > want; i++) {
-        const struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-        n = queue_refs_now(q);
-    }
-    return n;
-}
-
 START_TEST(caller_queue_failures_release_what_they_took)
 {
     cl_int err;
@@ -246,7 +208,7 @@ START_TEST(caller_queue_failures_release_what_they_took)
     CL_OK(err);
     cl_command_queue q = clCreateCommandQueue(clctx, dev, 0, &err);
     CL_OK(err);
-    const cl_uint cr = ctx_refs_now(clctx), qr = queue_refs_now(q);
+    const cl_uint cr = context_refs_now(clctx), qr = queue_refs_now(q);
     clnorm_context *ctx = (clnorm_context *)&err;
 
     char *saved_tune = save_env("CLNORM_TUNE");
@@ -254,8 +216,8 @@ START_TEST(caller_queue_failures_release_what_they_took)
     ck_assert_int_eq(clnorm_context_create_from_queue(q, &ctx), CLNORM_INVALID_ENVIRONMENT);
     restore_env("CLNORM_TUNE", saved_tune);
     ck_assert_ptr_null(ctx);
-    ck_assert_uint_eq(ctx_refs(clctx, cr), cr);
-    ck_assert_uint_eq(queue_refs(q, qr), qr);
+    ck_assert_uint_eq(settled_context_refs(clctx, cr), cr);
+    ck_assert_uint_eq(settled_queue_refs(q, qr), qr);
 
     char *saved_opts = save_env("CLNORM_BUILD_OPTIONS");
     char opt[1100];
@@ -265,8 +227,8 @@ START_TEST(caller_queue_failures_release_what_they_took)
     ctx = (clnorm_context *)&err;
     ck_assert_int_eq(clnorm_context_create_from_queue(q, &ctx), CLNORM_INVALID_ENVIRONMENT);
     ck_assert_ptr_null(ctx);
-    ck_assert_uint_eq(ctx_refs(clctx, cr), cr);
-    ck_assert_uint_eq(queue_refs(q, qr), qr);
+    ck_assert_uint_eq(settled_context_refs(clctx, cr), cr);
+    ck_assert_uint_eq(settled_queue_refs(q, qr), qr);
 
     setenv("CLNORM_BUILD_OPTIONS", "-Dfloatv=(", 1);
     CLNORM_OK(NULL, clnorm_context_create_from_queue(q, &ctx));
@@ -275,8 +237,8 @@ START_TEST(caller_queue_failures_release_what_they_took)
     ck_assert_int_eq(forward_once(ctx, &untouched), CLNORM_BUILD_FAILED);
     clnorm_context_release(ctx);
     CL_OK(clFinish(q));
-    ck_assert_uint_eq(ctx_refs(clctx, cr), cr);
-    ck_assert_uint_eq(queue_refs(q, qr), qr);
+    ck_assert_uint_eq(settled_context_refs(clctx, cr), cr);
+    ck_assert_uint_eq(settled_queue_refs(q, qr), qr);
     CL_OK(clReleaseCommandQueue(q));
     CL_OK(clReleaseContext(clctx));
 }
