@@ -75,6 +75,9 @@ typedef struct clnorm_op_params {
     unsigned dr_early;      /* backward, register cache: the residual gradient is loaded with x and dy
                                instead of after the row sums where it takes at most this many bytes
                                per work-group (0: never) */
+    unsigned dr_early16_nc_max; /* ... but not in all-16-bit calls with dweight/dbias whose row is
+                               cached, acc_local16's way, more than this many vectors deep (0: no
+                               bound) */
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
                                gradient, but for the short rows of rpi16_short_cols (0: rpi16) */
     unsigned rpi_res;       /* the same in calls whose widest element is 4 bytes (0: rpi; the short

@@ -1349,6 +1349,30 @@ START_TEST(plan_acc_local16_rule)
     clnorm_context_release(ctx);
     clnorm_context_release(bound);
     clnorm_context_release(bound4);
+    /* the residual gradient loaded early (bwd_dr_early's budget holds 512 x 4 x 16 bytes), but not
+     * in these rows cached more than bwd_dr_early16_nc_max vectors deep (the NVIDIA table's 3), where
+     * the kernel gets the butterfly back on NVIDIA */
+    const char *early = "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dr_early=32768,bwd_ncache_dx=4";
+    snprintf(spec, sizeof spec, "%s,%s", early, "bwd_dr_early16_nc_max=3");
+    bound = gpu_context_with_tune2(base, spec);
+    snprintf(spec, sizeof spec, "%s,%s", early, "bwd_dr_early16_nc_max=4");
+    bound4 = gpu_context_with_tune2(base, spec);
+    snprintf(spec, sizeof spec, "%s,%s", early, "bwd_dr_early16_nc_max=0");
+    ctx = gpu_context_with_tune2(base, spec);
+    L = plan_of(bound, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 4 && L.local_accumulators == 1 && L.residual_early == 0,
+                  "16384: cache %u, local %u, early %u", L.register_cache, L.local_accumulators, L.residual_early);
+    L = plan_of(bound, 1 | RES, 12288, CLNORM_BF16); /* 3 deep: early */
+    ck_assert_msg(L.register_cache == 3 && L.residual_early == 1, "12288: cache %u, early %u", L.register_cache,
+                  L.residual_early);
+    ck_assert_uint_eq(plan_of(bound4, 1 | RES, 16384, CLNORM_BF16).residual_early, 1); /* within the bound */
+    ck_assert_uint_eq(plan_of(ctx, 1 | RES, 16384, CLNORM_BF16).residual_early, 1);    /* no bound */
+    L = plan_of(bound, CLNORM_PLAN_BACKWARD_DX | RES, 16384, CLNORM_BF16); /* no sums: early */
+    ck_assert_msg(L.register_cache == 4 && L.residual_early == 1, "dx_res 16384: cache %u, early %u", L.register_cache,
+                  L.residual_early);
+    clnorm_context_release(ctx);
+    clnorm_context_release(bound);
+    clnorm_context_release(bound4);
 }
 END_TEST
 
