@@ -11,6 +11,16 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 43 (0.33.0, an H200, five calls, then every start failed or was refused): 0.32.1's whole
+# suite passed (131/131), its --full is docs/h200-full.json, test_large passed (0.81 s). The BF16
+# 16384 rows with dweight/dbias and the residual gradient no longer load it early
+# (bwd_dr_early16_nc_max 3: `tunes` on the H200, 0.66 -> 0.75 of the copy, every op checked); that
+# commit's suite and A/B did not run. Due next:
+#   run  carry [".gpu"]  command "SHIP_FIRST='test_api|gpu_shapes|hostile' SHIP_SHAPES='8192x16384 9362x14336 10922x12288' SHIP_AB='new= old=bwd_dr_early16_nc_max=0' SHIP_DEADLINE=560 bash bench/next-gpu-run.sh ship"
+#     (on an H200 and on an H100: the H100 gained 0.5 % from the early load off in session 42)
+#   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"  (its new `overhead queries`
+#     line: what the 30 clGetMemObjectInfo of a forward's validation cost on NVIDIA's driver; on
+#     session 43's H200 host clnorm's forward took 3.2 µs above a 6.1 µs driver floor)
 # Session 42 (0.32.1: host checks and messages, no kernel or plan change; an H100, seven calls):
 # the whole suite of 0.32.0 and of 0.32.1 passed (131/131 each); the prefetch bound's two mutants
 # fail test_api on NVIDIA. The BF16 16384 residual-gradient leads lost or tied (early load's
