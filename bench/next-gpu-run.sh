@@ -21,6 +21,10 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"  (its new `overhead queries`
 #     line: what the 30 clGetMemObjectInfo of a forward's validation cost on NVIDIA's driver; on
 #     session 43's H200 host clnorm's forward took 3.2 µs above a 6.1 µs driver floor)
+#   leads on the H200 (its 16384 rows fall further behind the copy than the H100's): BF16 backward
+#     without a residual gradient 0.78 (H100 0.93): the prefetch back on there
+#     (TUNES_SHAPES=8192x16384 TUNES_VARIANTS="new= pf=bwd_prefetch16_nores_nc_max=0 new2= pf2=bwd_prefetch16_nores_nc_max=0"
+#     bash bench/next-gpu-run.sh tunes; it lost 13 % on the H100); F32 with dweight/dbias 0.64 / 0.70
 # Session 42 (0.32.1: host checks and messages, no kernel or plan change; an H100, seven calls):
 # the whole suite of 0.32.0 and of 0.32.1 passed (131/131 each); the prefetch bound's two mutants
 # fail test_api on NVIDIA. The BF16 16384 residual-gradient leads lost or tied (early load's
