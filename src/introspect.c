@@ -48,6 +48,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->l2_prefetch = !L.prefetch ? 0 : backward ? 1 : 2;
     info->unaligned = L.unaligned;
     info->row_phase = L.phase;
+    info->row_sum_butterfly = L.bfly;
     return CLNORM_SUCCESS;
 }
 

@@ -1447,6 +1447,208 @@ START_TEST(plan_dr_early_group_bytes)
 }
 END_TEST
 
+/* acc_local16's rule only at the table's full vector width and outside row phases: a bf16 row
+ * narrowed to 4-element vectors (8188, 6140 columns) or in a phase frame (12281: the frame 3
+ * deep) keeps every sum in registers, and a frame 4 deep is not cached at all */
+START_TEST(plan_acc_local16_width_and_frame)
+{
+    if (!groups_of_at_least(1024, "plan_acc_local16_width_and_frame"))
+        return;
+    const char *lacc = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,"
+                       "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4";
+    clnorm_context *ctx = gpu_context_with_tune(lacc);
+    clnorm_launch_info L = plan_of(ctx, 1, 8188, CLNORM_BF16);
+    ck_assert_msg(L.vector_width == 4 && L.register_cache == 0 && L.local_accumulators == 0,
+                  "8188: vec %u, cache %u, local %u", L.vector_width, L.register_cache, L.local_accumulators);
+    L = plan_of(ctx, 1, 6140, CLNORM_BF16);
+    ck_assert_msg(L.vector_width == 4 && L.register_cache == 3 && L.local_accumulators == 0,
+                  "6140: vec %u, cache %u, local %u", L.vector_width, L.register_cache, L.local_accumulators);
+    clnorm_context_release(ctx);
+    ctx = gpu_context_with_tune2(lacc, "phase=1,phase_skip=0");
+    L = plan_of(ctx, 1, 12281, CLNORM_BF16);
+    ck_assert_msg(L.row_phase == 8 && L.register_cache == 3 && L.local_accumulators == 0,
+                  "12281: phase %u, cache %u, local %u", L.row_phase, L.register_cache, L.local_accumulators);
+    L = plan_of(ctx, 1, 12287, CLNORM_BF16);
+    ck_assert_msg(L.row_phase == 0 && L.register_cache == 0, "12287: phase %u, cache %u", L.row_phase, L.register_cache);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* bwd_dr_early16_nc_max counts acc_local16's rows only: with a bound of 2 the 3-deep row with
+ * local sums is not early, the 2-deep row (no local sums, below acc_local16_nc) still is */
+START_TEST(plan_dr_early16_only_acc_local16_rows)
+{
+    if (!groups_of_at_least(512, "plan_dr_early16_only_acc_local16_rows"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune(
+        "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+        "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,bwd_acc_local16=1,"
+        "bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dr_early=32768,bwd_ncache_dx=4,bwd_dr_early16_nc_max=2");
+    const int RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_launch_info L = plan_of(ctx, 1 | RES, 12288, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 3 && L.local_accumulators == 1 && L.residual_early == 0,
+                  "12288: cache %u, local %u, early %u", L.register_cache, L.local_accumulators, L.residual_early);
+    L = plan_of(ctx, 1 | RES, 8192, CLNORM_BF16);
+    ck_assert_msg(L.local_accumulators == 0 && L.residual_early == 1, "8192: local %u, early %u", L.local_accumulators,
+                  L.residual_early);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* Rows per item only where the row is cached or the sums are not in registers: f32 8192 at 512
+ * items (4 vectors, beyond a cache of 2) reads its row twice with register sums, one row per item;
+ * 4096 (2 deep, cached) takes bwd_rpi's 2 */
+START_TEST(plan_rpi_not_twice_read)
+{
+    if (!groups_of_at_least(512, "plan_rpi_not_twice_read"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,"
+                                                "bwd_ncache=2,bwd_nacc=8,bwd_wg=256,bwd_rpi=2");
+    clnorm_launch_info L = plan_of(ctx, 1, 8192, CLNORM_F32);
+    ck_assert_msg(L.register_cache == 0 && L.register_accumulators == 4 && L.rows_per_item == 1,
+                  "8192: cache %u, acc %u, rpi %u", L.register_cache, L.register_accumulators, L.rows_per_item);
+    ck_assert_uint_eq(plan_of(ctx, 1, 4096, CLNORM_F32).rows_per_item, 2);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* bwd_pipe_vecs counts one register set's vectors over the whole group: items x row slots x rows
+ * per item x depth, at bf16 1024 with the residual gradient 64 x 4 x 2 x 2 = 1024 */
+START_TEST(plan_pipe_vecs_whole_group)
+{
+    if (!groups_of_at_least(256, "plan_pipe_vecs_whole_group"))
+        return;
+    const char *base = "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
+                       "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_pipe=1,bwd_rpi16_res=2,"
+                       "bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1";
+    const int RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_context *below = gpu_context_with_tune2(base, "bwd_pipe_vecs=512"),
+                   *at = gpu_context_with_tune2(base, "bwd_pipe_vecs=1024");
+    clnorm_launch_info L = plan_of(below, 1 | RES, 1024, CLNORM_BF16);
+    ck_assert_msg(L.items_per_row == 64 && L.rows_per_group == 4 && L.rows_per_item == 2 && L.register_cache == 2 &&
+                      L.pipelined == 0,
+                  "1024: %u items, %u slots, rpi %u, cache %u, pipelined %u", L.items_per_row, L.rows_per_group,
+                  L.rows_per_item, L.register_cache, L.pipelined);
+    ck_assert_uint_eq(plan_of(at, 1 | RES, 1024, CLNORM_BF16).pipelined, 1);
+    clnorm_context_release(below);
+    clnorm_context_release(at);
+}
+END_TEST
+
+/* The forward pipelines only on a persistent grid: with fwd_groups 0, one group per row (4096 rows)
+ * and no pipeline */
+START_TEST(plan_fwd_pipe_needs_persistent_grid)
+{
+    if (!groups_of_at_least(512, "plan_fwd_pipe_needs_persistent_grid"))
+        return;
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,fwd_target=4,fwd_target16=4,fwd_tpr_max=512,fwd_wg=128,"
+                                                "fwd_ncache=8,fwd_pipe=1,fwd_pipe_cols=5120,fwd_raw16=0,fwd_groups=0");
+    clnorm_launch_info L = plan_of(ctx, 0, 8192, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 4 && L.pipelined == 0 && L.work_groups == 4096, "8192: cache %u, pipelined %u, %zu groups",
+                  L.register_cache, L.pipelined, (size_t)L.work_groups);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* The fp32 residual calls' local sum vectors: deeper dx batches (dxb_res) with no tpr_max bound
+ * at all (1024 items), and the local-memory test counts every row slot of the group (256 items x
+ * 4 slots: 2 x 8 vectors of 64 bytes x 1024 items, just over PoCL's 1 MiB, so no local sums there;
+ * one slot's 256 items would have fit) */
+START_TEST(plan_acc_local_res_edges)
+{
+    if (!groups_of_at_least(1024, "plan_acc_local_res_edges"))
+        return;
+    const int RES = CLNORM_PLAN_BACKWARD_RES;
+    clnorm_context *ctx = gpu_context_with_tune("vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=0,bwd_tpr_max_cached=0,"
+                                                "bwd_ncache=2,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_dxb=2,"
+                                                "bwd_acc_local_res=1,bwd_dxb_res=3");
+    clnorm_launch_info L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
+    ck_assert_msg(L.items_per_row == 1024 && L.local_accumulators == 1 && L.reread_batch == 3,
+                  "16384: %u items, local %u, batch %u", L.items_per_row, L.local_accumulators, L.reread_batch);
+    clnorm_context_release(ctx);
+    cl_ulong lmem = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
+    ctx = gpu_context_with_tune("vec_bytes=64,bwd_tpr=256,bwd_wg=1024,bwd_ncache=0,bwd_nacc=16,bwd_dxb=2,"
+                                "bwd_acc_local_res=8,bwd_dxb_res=3");
+    const bool fits = !lmem || 2u * 8 * 1024 * 64 + (1024 + 32) * 8 <= lmem;
+    L = plan_of(ctx, 1 | RES, 49152, CLNORM_F32);
+    ck_assert_msg(L.items_per_row == 256 && L.rows_per_group == 4 && L.register_accumulators == 12 &&
+                      L.local_accumulators == (fits ? 8u : 0u) && L.reread_batch == (fits ? 3u : 2u),
+                  "49152: %u items, %u slots, acc %u, local %u, batch %u (local memory %llu)", L.items_per_row,
+                  L.rows_per_group, L.register_accumulators, L.local_accumulators, L.reread_batch,
+                  (unsigned long long)lmem);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* acc_local16's local-memory test counts rows per item (bwd_rpi16=4: 4 x the sums): where local
+ * memory is 48 KiB (NVIDIA) the 16384 row is then read twice and the 12288 row keeps its sums in
+ * registers; PoCL's 1 MiB holds both */
+START_TEST(plan_acc_local16_rows_per_item_fit)
+{
+    if (!groups_of_at_least(1024, "plan_acc_local16_rows_per_item_fit"))
+        return;
+    cl_ulong lmem = 0;
+    CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
+    clnorm_context *ctx = gpu_context_with_tune(
+        "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
+        "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,bwd_acc_local16=1,"
+        "bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_rpi16=4");
+    const bool f4 = !lmem || 2u * 512 * 8 * 4 + (512 + 16) * 8 * 4 <= lmem;
+    clnorm_launch_info L = plan_of(ctx, 1, 16384, CLNORM_BF16);
+    ck_assert_msg(f4 ? L.register_cache == 4 && L.local_accumulators == 1 && L.rows_per_item == 4 : L.register_cache == 0,
+                  "16384 (local memory %llu): cache %u, local %u, rpi %u", (unsigned long long)lmem, L.register_cache,
+                  L.local_accumulators, L.rows_per_item);
+    L = plan_of(ctx, 1, 12288, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 3 && L.rows_per_item == 4 && L.local_accumulators == (f4 ? 1u : 0u),
+                  "12288: cache %u, rpi %u, local %u", L.register_cache, L.rows_per_item, L.local_accumulators);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
+/* The row sums' butterfly (plans only: shfl=1 asks for NVIDIA's shuffles, which no kernel here is
+ * built with): from bwd_bfly_tpr items, not in rows of one warp, and not in backward calls with
+ * dweight/dbias whose residual gradient is loaded early (bwd_dr_early16_nc_max takes 16384's
+ * early load away, and gives it the butterfly back); the dx-only calls keep it, early or not */
+START_TEST(plan_bfly_rule)
+{
+    if (!groups_of_at_least(512, "plan_bfly_rule"))
+        return;
+    const char *base = "shfl=1,red_lanes=32,vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,"
+                       "bwd_tpr_max16=512,bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,"
+                       "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dr_early=32768,bwd_ncache_dx=4,"
+                       "bwd_bfly_tpr=512";
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    clnorm_context *rule = gpu_context_with_tune2(base, "bwd_dr_early16_nc_max=3"),
+                   *none = gpu_context_with_tune2(base, "bwd_dr_early16_nc_max=0");
+    clnorm_launch_info L = plan_of(rule, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert_msg(L.items_per_row == 512 && L.residual_early == 0 && L.row_sum_butterfly == 1,
+                  "16384 res: %u items, early %u, butterfly %u", L.items_per_row, L.residual_early, L.row_sum_butterfly);
+    L = plan_of(none, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert_msg(L.residual_early == 1 && L.row_sum_butterfly == 0, "16384 res, no bound: early %u, butterfly %u",
+                  L.residual_early, L.row_sum_butterfly);
+    L = plan_of(rule, 1 | RES, 12288, CLNORM_BF16); /* 3 deep: early, the loop */
+    ck_assert_msg(L.residual_early == 1 && L.row_sum_butterfly == 0, "12288 res: early %u, butterfly %u",
+                  L.residual_early, L.row_sum_butterfly);
+    ck_assert_uint_eq(plan_of(rule, 1, 12288, CLNORM_BF16).row_sum_butterfly, 1);      /* no residual gradient */
+    ck_assert_uint_eq(plan_of(rule, DX | RES, 16384, CLNORM_BF16).row_sum_butterfly, 1); /* no sums */
+    ck_assert_uint_eq(plan_of(rule, DX | RES, 16384, CLNORM_BF16).residual_early, 1);
+    L = plan_of(rule, 1, 4096, CLNORM_BF16); /* fewer items than bwd_bfly_tpr */
+    ck_assert_msg(L.items_per_row < 512 && L.row_sum_butterfly == 0, "4096: %u items, butterfly %u", L.items_per_row,
+                  L.row_sum_butterfly);
+    ck_assert_uint_eq(plan_of(rule, 0, 16384, CLNORM_BF16).row_sum_butterfly, 0); /* fwd_bfly_tpr 0 here: off */
+    clnorm_context_release(rule);
+    clnorm_context_release(none);
+    /* not without the shuffles */
+    clnorm_context *noshfl = gpu_context_with_tune(
+        "shfl=0,vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max16=512,bwd_ncache=3,bwd_nacc=8,"
+        "bwd_wg=256,bwd_bfly_tpr=512");
+    ck_assert_uint_eq(plan_of(noshfl, 1, 16384, CLNORM_BF16).row_sum_butterfly, 0);
+    clnorm_context_release(noshfl);
+}
+END_TEST
+
 /* acc_tpr_max: more items only where nacc vectors then take a row the cache does not (at exactly
  * the cache's depth the row would be cached, which the tpr_max_cached rule alone decides) */
 START_TEST(plan_acc_tpr_not_cached)
@@ -3007,6 +3209,14 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_local16_rule);
     tcase_add_test(tc, plan_acc_local16_bounds);
     tcase_add_test(tc, plan_dr_early_group_bytes);
+    tcase_add_test(tc, plan_acc_local16_width_and_frame);
+    tcase_add_test(tc, plan_dr_early16_only_acc_local16_rows);
+    tcase_add_test(tc, plan_rpi_not_twice_read);
+    tcase_add_test(tc, plan_pipe_vecs_whole_group);
+    tcase_add_test(tc, plan_fwd_pipe_needs_persistent_grid);
+    tcase_add_test(tc, plan_acc_local_res_edges);
+    tcase_add_test(tc, plan_acc_local16_rows_per_item_fit);
+    tcase_add_test(tc, plan_bfly_rule);
     tcase_add_test(tc, plan_acc_tpr_not_cached);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);
