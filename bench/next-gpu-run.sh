@@ -18,6 +18,8 @@
 # commit's suite and A/B did not run. Due next:
 #   run  carry [".gpu"]  command "SHIP_FIRST='test_api|gpu_shapes|hostile' SHIP_SHAPES='8192x16384 9362x14336 10922x12288' SHIP_AB='new= old=bwd_dr_early16_nc_max=0' SHIP_DEADLINE=560 bash bench/next-gpu-run.sh ship"
 #     (on an H200 and on an H100: the H100 gained 0.5 % from the early load off in session 42)
+#     (its test_api also runs session 43's new plan tests on NVIDIA for the first time, among them
+#     plan_acc_local16_rows_per_item_fit, which only bites where local memory is 48 KiB)
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"  (its new `overhead queries`
 #     line: what the 30 clGetMemObjectInfo of a forward's validation cost on NVIDIA's driver; on
 #     session 43's H200 host clnorm's forward took 3.2 µs above a 6.1 µs driver floor)
