@@ -3152,6 +3152,47 @@ START_TEST(phase_edges_follow_buffers)
 }
 END_TEST
 
+/* Two calls whose plans differ only in the local row (CPU devices: the 16-bit backward's row in
+ * local memory up to the host's L1d) must not share a kernel variant: in a fresh context the
+ * wider call without it runs first, then the narrower one with it, each checked in full, and each
+ * builds its own program (a key without the local row gave the second call the first's kernel:
+ * an error, or a wrong dx). The pair is found by scanning plans, so it follows the host's L1d. */
+START_TEST(variant_key_local_row)
+{
+    clnorm_context *probe = NULL;
+    ck_assert_int_eq(clnorm_context_create(NULL, &probe), CLNORM_SUCCESS);
+    const int DX = CLNORM_PLAN_BACKWARD_DX;
+    size_t with = 0, without = 0;
+    for (size_t c = 512; c <= 65536 && !with; c += 512) {
+        clnorm_launch_info a, b;
+        if (clnorm_launch_plan(probe, DX, 16, c, CLNORM_BF16, &a) || clnorm_launch_plan(probe, DX, 16, c + 512, CLNORM_BF16, &b))
+            break;
+        if (a.local_row && !b.local_row) {
+            a.local_row = b.local_row = 0;
+            if (!memcmp(&a, &b, sizeof a)) {
+                with = c;
+                without = c + 512;
+            }
+        }
+    }
+    clnorm_context_release(probe);
+    if (!with) {
+        fprintf(stderr, "variant_key_local_row: skipped, no neighbouring widths differ only in the local row here\n");
+        return;
+    }
+    clnorm_context *ctx = NULL;
+    ck_assert_int_eq(clnorm_context_create(NULL, &ctx), CLNORM_SUCCESS);
+    case_cfg c = case_basic(16, without, CLNORM_BF16, CLNORM_BF16, AFF_NONE, LAY_DENSE, 0x10ca1u);
+    run_backward_case(ctx, &c);
+    const size_t programs = clnorm_context_program_count(ctx);
+    c = case_basic(16, with, CLNORM_BF16, CLNORM_BF16, AFF_NONE, LAY_DENSE, 0x10ca2u);
+    run_backward_case(ctx, &c);
+    ck_assert_msg(clnorm_context_program_count(ctx) > programs, "cols %zu (local row) after %zu: %zu programs, %zu before",
+                  with, without, clnorm_context_program_count(ctx), programs);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 START_TEST(variant_args_follow_calls)
 {
     clnorm_context *ctx = test_context();
@@ -3243,6 +3284,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_short_rows_rule);
     tcase_add_test(tc, phase_edges_follow_buffers);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
+    tcase_add_test(tc, variant_key_local_row);
     suite_add_tcase(s, tc);
     return s;
 }
