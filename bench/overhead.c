@@ -99,14 +99,11 @@ static int measure(const call_arg *a, int what, const char *queue_name, double *
     }
     clFinish(a->q);
     const double med = timing_median(t, calls); /* sorts t */
-    if (what == 3)
-        printf("overhead %-8s %zux%zu f32 %-17s host time of the forward's 30 buffer queries (clGetMemObjectInfo): "
-               "median %.2f us, p90 %.2f us (%d rounds)\n",
-               names[what], a->rows, a->cols, queue_name, med, t[(size_t)calls * 9 / 10], calls);
-    else
-        printf("overhead %-8s %zux%zu f32 %-17s host time per enqueue: median %.2f us, p90 %.2f us (%d calls, no wait "
-               "per call)\n",
-               names[what], a->rows, a->cols, queue_name, med, t[(size_t)calls * 9 / 10], calls);
+    const int queries = what == 3;
+    printf("overhead %-8s %zux%zu f32 %-17s host time %s: median %.2f us, p90 %.2f us (%d %s)\n", names[what], a->rows,
+           a->cols, queue_name,
+           queries ? "of the forward's 30 buffer queries (clGetMemObjectInfo)" : "per enqueue", med,
+           t[(size_t)calls * 9 / 10], calls, queries ? "rounds" : "calls, no wait per call");
     return 0;
 }
 

@@ -552,6 +552,18 @@ static clnorm_context *gpu_context_with_tune2(const char *base, const char *extr
 
 /* the NVIDIA row's backward shape keys, which the plan tests below start from */
 #define NV_BWD_BASE "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2"
+/* the all-16-bit backward in 512 items, rows up to 3 vectors deep in registers, 8 sum vectors:
+ * where the acc_local16 plan tests start from, and those keys' values that turn the rule on */
+#define ACC16_BASE                                                                                                  \
+    "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"            \
+    "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0"
+#define ACC16_ON "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4"
+/* the short 16-bit rows with several row slots and 2 rows per item with a residual gradient
+ * (64 items x 4 slots x 2 rows at cols 1024), pipelined: the dr_early and pipe_vecs tests */
+#define SLOTS16_BASE                                                                                                \
+    "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"                \
+    "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_pipe=1,bwd_rpi16_res=2,"                          \
+    "bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1"
 
 START_TEST(plan_rules_nvidia_layouts)
 {
@@ -1287,9 +1299,8 @@ START_TEST(plan_acc_local16_rule)
 {
     if (!groups_of_at_least(512, "plan_acc_local16_rule"))
         return;
-    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
-                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0";
-    clnorm_context *ctx = gpu_context_with_tune2(base, "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    const char *base = ACC16_BASE;
+    clnorm_context *ctx = gpu_context_with_tune2(base, ACC16_ON);
     const int RES = CLNORM_PLAN_BACKWARD_RES;
     clnorm_launch_info L = plan_of(ctx, 1, 16384, CLNORM_BF16); /* 512 items x 4: beyond ncache */
     ck_assert_msg(L.items_per_row == 512 && L.register_cache == 4 && L.local_accumulators == 1 && L.raw_cache == 1,
@@ -1329,7 +1340,7 @@ START_TEST(plan_acc_local16_rule)
      * but not where a row without a residual gradient is cached more than
      * bwd_prefetch16_nores_nc_max vectors deep (the table's 3: 16384 4 deep) */
     const unsigned on = device_has_nv_attributes(test_context()) ? 1 : 0;
-    const char *lacc = "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_prefetch16_cols=12288";
+    const char *lacc = ACC16_ON ",bwd_prefetch16_cols=12288";
     char spec[512];
     snprintf(spec, sizeof spec, "%s,%s", lacc, "bwd_prefetch16_nores_nc_max=0");
     ctx = gpu_context_with_tune2(base, spec);
@@ -1352,7 +1363,7 @@ START_TEST(plan_acc_local16_rule)
     /* the residual gradient loaded early (bwd_dr_early's budget holds 512 x 4 x 16 bytes), but not
      * in these rows cached more than bwd_dr_early16_nc_max vectors deep (the NVIDIA table's 3), where
      * the kernel gets the butterfly back on NVIDIA */
-    const char *early = "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dr_early=32768,bwd_ncache_dx=4";
+    const char *early = ACC16_ON ",bwd_dr_early=32768,bwd_ncache_dx=4";
     snprintf(spec, sizeof spec, "%s,%s", early, "bwd_dr_early16_nc_max=3");
     bound = gpu_context_with_tune2(base, spec);
     snprintf(spec, sizeof spec, "%s,%s", early, "bwd_dr_early16_nc_max=4");
@@ -1383,14 +1394,13 @@ START_TEST(plan_acc_local16_bounds)
 {
     if (!groups_of_at_least(1024, "plan_acc_local16_bounds"))
         return;
-    const char *base = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
-                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0";
-    clnorm_context *ctx = gpu_context_with_tune2(base, "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4");
+    const char *base = ACC16_BASE;
+    clnorm_context *ctx = gpu_context_with_tune2(base, ACC16_ON);
     clnorm_launch_info L = plan_of(ctx, 1, 5120, CLNORM_BF16); /* 256 items x 3: not tpr_max16's layout */
     ck_assert(L.items_per_row == 256 && L.register_cache == 3 && L.local_accumulators == 0);
     clnorm_context_release(ctx);
     /* the fill rule's 64 x 5 at 2560 (tpr_max16 0): its own depth, the sums in registers */
-    ctx = gpu_context_with_tune2(base, "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_fill16=5,bwd_tpr_max16=0");
+    ctx = gpu_context_with_tune2(base, ACC16_ON ",bwd_fill16=5,bwd_tpr_max16=0");
     L = plan_of(ctx, 1, 2560, CLNORM_BF16);
     ck_assert(L.items_per_row == 64 && L.register_cache == 5 && L.local_accumulators == 0);
     clnorm_context_release(ctx);
@@ -1429,9 +1439,7 @@ START_TEST(plan_dr_early_group_bytes)
 {
     if (!groups_of_at_least(256, "plan_dr_early_group_bytes"))
         return;
-    const char *base = "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
-                       "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_pipe=1,bwd_rpi16_res=2,"
-                       "bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1";
+    const char *base = SLOTS16_BASE;
     clnorm_context *at = gpu_context_with_tune2(base, "bwd_dr_early=16384"),
                    *below = gpu_context_with_tune2(base, "bwd_dr_early=16383");
     const int RES = CLNORM_PLAN_BACKWARD_RES;
@@ -1454,9 +1462,7 @@ START_TEST(plan_acc_local16_width_and_frame)
 {
     if (!groups_of_at_least(1024, "plan_acc_local16_width_and_frame"))
         return;
-    const char *lacc = "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
-                       "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,"
-                       "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4";
+    const char *lacc = ACC16_BASE "," ACC16_ON;
     clnorm_context *ctx = gpu_context_with_tune(lacc);
     clnorm_launch_info L = plan_of(ctx, 1, 8188, CLNORM_BF16);
     ck_assert_msg(L.vector_width == 4 && L.register_cache == 0 && L.local_accumulators == 0,
@@ -1481,10 +1487,8 @@ START_TEST(plan_dr_early16_only_acc_local16_rows)
 {
     if (!groups_of_at_least(512, "plan_dr_early16_only_acc_local16_rows"))
         return;
-    clnorm_context *ctx = gpu_context_with_tune(
-        "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
-        "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,bwd_acc_local16=1,"
-        "bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dr_early=32768,bwd_ncache_dx=4,bwd_dr_early16_nc_max=2");
+    clnorm_context *ctx = gpu_context_with_tune(ACC16_BASE "," ACC16_ON
+                                                ",bwd_dr_early=32768,bwd_ncache_dx=4,bwd_dr_early16_nc_max=2");
     const int RES = CLNORM_PLAN_BACKWARD_RES;
     clnorm_launch_info L = plan_of(ctx, 1 | RES, 12288, CLNORM_BF16);
     ck_assert_msg(L.register_cache == 3 && L.local_accumulators == 1 && L.residual_early == 0,
@@ -1519,9 +1523,7 @@ START_TEST(plan_pipe_vecs_whole_group)
 {
     if (!groups_of_at_least(256, "plan_pipe_vecs_whole_group"))
         return;
-    const char *base = "vec_bytes=16,bwd_tpr_max=512,bwd_wg=256,bwd_ncache=3,bwd_nacc=8,bwd_target=2,bwd_target16=2,"
-                       "bwd_raw16=1,bwd_tpr_max_cached=1024,bwd_tpr_max16=512,bwd_pipe=1,bwd_rpi16_res=2,"
-                       "bwd_rpi_cols_max=4096,bwd_rpi=1,bwd_rpi16=1";
+    const char *base = SLOTS16_BASE;
     const int RES = CLNORM_PLAN_BACKWARD_RES;
     clnorm_context *below = gpu_context_with_tune2(base, "bwd_pipe_vecs=512"),
                    *at = gpu_context_with_tune2(base, "bwd_pipe_vecs=1024");
@@ -1591,10 +1593,7 @@ START_TEST(plan_acc_local16_rows_per_item_fit)
         return;
     cl_ulong lmem = 0;
     CL_OK(clGetDeviceInfo(clnorm_context_device(test_context()), CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL));
-    clnorm_context *ctx = gpu_context_with_tune(
-        "vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,bwd_tpr_max16=512,"
-        "bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,bwd_acc_local16=1,"
-        "bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_rpi16=4");
+    clnorm_context *ctx = gpu_context_with_tune(ACC16_BASE "," ACC16_ON ",bwd_rpi16=4");
     const bool f4 = !lmem || 2u * 512 * 8 * 4 + (512 + 16) * 8 * 4 <= lmem;
     clnorm_launch_info L = plan_of(ctx, 1, 16384, CLNORM_BF16);
     ck_assert_msg(f4 ? L.register_cache == 4 && L.local_accumulators == 1 && L.rows_per_item == 4 : L.register_cache == 0,
@@ -1615,10 +1614,7 @@ START_TEST(plan_bfly_rule)
 {
     if (!groups_of_at_least(512, "plan_bfly_rule"))
         return;
-    const char *base = "shfl=1,red_lanes=32,vec_bytes=16,bwd_target=2,bwd_target16=2,bwd_tpr_max=512,bwd_tpr_max_cached=0,"
-                       "bwd_tpr_max16=512,bwd_ncache=3,bwd_nacc=8,bwd_wg=256,bwd_groups=4,bwd_raw16=1,bwd_fill16=0,"
-                       "bwd_acc_local16=1,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dr_early=32768,bwd_ncache_dx=4,"
-                       "bwd_bfly_tpr=512";
+    const char *base = ACC16_BASE "," ACC16_ON ",shfl=1,red_lanes=32,bwd_dr_early=32768,bwd_ncache_dx=4,bwd_bfly_tpr=512";
     const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
     clnorm_context *rule = gpu_context_with_tune2(base, "bwd_dr_early16_nc_max=3"),
                    *none = gpu_context_with_tune2(base, "bwd_dr_early16_nc_max=0");
@@ -3164,7 +3160,9 @@ START_TEST(variant_key_local_row)
     const int DX = CLNORM_PLAN_BACKWARD_DX;
     size_t with = 0, without = 0;
     for (size_t c = 512; c <= 65536 && !with; c += 512) {
-        clnorm_launch_info a, b;
+        clnorm_launch_info a, b; /* zeroed: memcmp below reads their padding too */
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
         if (clnorm_launch_plan(probe, DX, 16, c, CLNORM_BF16, &a) || clnorm_launch_plan(probe, DX, 16, c + 512, CLNORM_BF16, &b))
             break;
         if (a.local_row && !b.local_row) {
