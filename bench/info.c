@@ -180,12 +180,12 @@ static void print_plans(unsigned p, unsigned d)
                                "\"work_groups\": %zu, \"rows_per_item\": %u, \"raw_cache\": %u, \"pipelined\": %u, "
                                "\"reread_batch\": %u, \"local_accumulators\": %u, \"local_row\": %u, \"reread_vectors\": %u, "
                                "\"column_sweep\": %u, \"one_read_stats\": %u, \"l2_prefetch\": %u, \"unaligned\": %u, \"row_phase\": %u, "
-                               "\"residual_early\": %u, \"row_sum_butterfly\": %u}",
+                               "\"residual_early\": %u, \"row_sum_butterfly\": %u, \"local_weight\": %u}",
                             L.vector_width, L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
                             L.register_accumulators, L.work_groups, L.rows_per_item, L.raw_cache, L.pipelined,
                             L.reread_batch, L.local_accumulators, L.local_row, L.reread_vectors, L.column_sweep,
                             L.one_read_stats, L.l2_prefetch, L.unaligned, L.row_phase, L.residual_early,
-                            L.row_sum_butterfly);
+                            L.row_sum_butterfly, L.local_weight);
                     else {
                         printf(", \"error\": ");
                         json_str(clnorm_status_string(st));

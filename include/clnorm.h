@@ -672,7 +672,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.3 pipelined and residual_early, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase, 0.33 row_sum_butterfly: a program that allocates this struct must
+ * raw_cache, 0.3 pipelined and residual_early, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase, 0.33 row_sum_butterfly, 0.34 local_weight: a program that allocates this struct must
  * be built against this header; while the version is 0.y the soname carries the minor version,
  * libclnorm.so.0.MINOR, so a program built against an older 0.y does not load.) */
 typedef struct clnorm_launch_info {
@@ -824,6 +824,13 @@ typedef struct clnorm_launch_info {
                                          is loaded early, #residual_early); 0: a loop over the
                                          warps' sums in local memory (always on other devices)
                                          (0.33 appended this field) */
+    unsigned local_weight;          /**< 1 where a backward kernel with #local_row also keeps the
+                                         weight's fp32 copy in local memory ((2 * rows_per_item
+                                         + 1) * cols floats, where that fits the bound named at
+                                         #local_row; else 0 and the weight is read from global
+                                         memory in dx's pass); 0 elsewhere, the forward included
+                                         (its local row always holds weight and bias)
+                                         (0.34 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

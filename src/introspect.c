@@ -49,6 +49,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->unaligned = L.unaligned;
     info->row_phase = L.phase;
     info->row_sum_butterfly = L.bfly;
+    info->local_weight = backward && L.local_w;
     return CLNORM_SUCCESS;
 }
 

@@ -19,8 +19,8 @@ enum { G_ACT, G_STATS, G_PAR, G_COUNT };
 
 const char *affine_name(int a)
 {
-    static const char *names[] = { "none", "weight", "weight+bias", "bias", "grads-only" };
-    return a >= 0 && a < AFF_COUNT ? names[a] : "?";
+    static const char *names[] = { "none", "weight", "weight+bias", "bias", "grads-only", "weight, dx only" };
+    return a >= 0 && a <= AFF_W_DX ? names[a] : "?";
 }
 
 const char *residual_name(int r)
@@ -181,7 +181,7 @@ void fwd_setup(problem *p, clnorm_context *ctx, const case_cfg *cfg)
     rng r;
     rng_seed(&r, cfg->seed);
     planner pn = { p, { NULL } };
-    int has_w = cfg->affine == AFF_W || cfg->affine == AFF_WB;
+    int has_w = cfg->affine == AFF_W || cfg->affine == AFF_WB || cfg->affine == AFF_W_DX;
     int has_b = cfg->affine == AFF_WB || cfg->affine == AFF_B;
 
     place_matrix(&pn, &p->x, T_X, "x", cfg->act);
@@ -244,8 +244,8 @@ void bwd_setup(problem *p, clnorm_context *ctx, const case_cfg *cfg)
     rng r;
     rng_seed(&r, cfg->seed);
     planner pn = { p, { NULL } };
-    int has_w = cfg->affine == AFF_W || cfg->affine == AFF_WB;
-    int want_dw = has_w || cfg->affine == AFF_GRADS;
+    int has_w = cfg->affine == AFF_W || cfg->affine == AFF_WB || cfg->affine == AFF_W_DX;
+    int want_dw = cfg->affine == AFF_W || cfg->affine == AFF_WB || cfg->affine == AFF_GRADS;
     int want_db = cfg->affine == AFF_WB || cfg->affine == AFF_B || cfg->affine == AFF_GRADS;
 
     place_matrix(&pn, &p->x, T_X, "x", cfg->act);

@@ -16,7 +16,9 @@ enum affine {
     AFF_WB,    /* forward: weight, bias; backward: weight, dweight, dbias */
     AFF_B,     /* forward: bias;         backward: no weight, dbias */
     AFF_GRADS, /* forward: as AFF_NONE;  backward: no weight, dweight and dbias */
-    AFF_COUNT
+    AFF_COUNT, /* the modes above, which the sweeps take in turn */
+    AFF_W_DX = AFF_COUNT /* forward: as AFF_W;  backward: weight, no dweight, no dbias (dx only:
+                            a frozen weight); named by the tests that take it, in no sweep */
 };
 
 enum residual { RES_NONE, RES_SEPARATE, RES_INPLACE /* dresidual is exactly dx's view */, RES_COUNT };

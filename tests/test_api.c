@@ -3191,6 +3191,47 @@ START_TEST(variant_key_local_row)
 }
 END_TEST
 
+/* The same for the weight's fp32 copy beside the local row (KEY_LOCAL_W): two widths whose
+ * dx-only plans differ only in local_weight need two programs (the calls take a weight). A key without that bit gave the
+ * narrower width's LOCAL_W kernel to the wider one, whose local buffer has no room for the copy. */
+START_TEST(variant_key_local_weight)
+{
+    clnorm_context *probe = NULL;
+    ck_assert_int_eq(clnorm_context_create(NULL, &probe), CLNORM_SUCCESS);
+    size_t with = 0, without = 0;
+    for (size_t c = 256; c <= 65536 && !with; c += 256) {
+        clnorm_launch_info a, b; /* zeroed: memcmp below reads their padding too */
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        if (clnorm_launch_plan(probe, CLNORM_PLAN_BACKWARD_DX, 16, c, CLNORM_BF16, &a) ||
+            clnorm_launch_plan(probe, CLNORM_PLAN_BACKWARD_DX, 16, c + 256, CLNORM_BF16, &b))
+            break;
+        if (a.local_row && b.local_row && a.local_weight && !b.local_weight) {
+            a.local_weight = b.local_weight = 0;
+            if (!memcmp(&a, &b, sizeof a)) {
+                with = c;
+                without = c + 256;
+            }
+        }
+    }
+    clnorm_context_release(probe);
+    if (!with) {
+        fprintf(stderr, "variant_key_local_weight: skipped, no neighbouring widths differ only in the local weight here\n");
+        return;
+    }
+    clnorm_context *ctx = NULL;
+    ck_assert_int_eq(clnorm_context_create(NULL, &ctx), CLNORM_SUCCESS);
+    case_cfg c = case_basic(16, with, CLNORM_BF16, CLNORM_BF16, AFF_W_DX, LAY_DENSE, 0x10cb1u);
+    run_backward_case(ctx, &c);
+    const size_t programs = clnorm_context_program_count(ctx);
+    c = case_basic(16, without, CLNORM_BF16, CLNORM_BF16, AFF_W_DX, LAY_DENSE, 0x10cb2u);
+    run_backward_case(ctx, &c);
+    ck_assert_msg(clnorm_context_program_count(ctx) > programs, "cols %zu (no local weight) after %zu: %zu programs, %zu before",
+                  without, with, clnorm_context_program_count(ctx), programs);
+    clnorm_context_release(ctx);
+}
+END_TEST
+
 START_TEST(variant_args_follow_calls)
 {
     clnorm_context *ctx = test_context();
@@ -3283,6 +3324,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, phase_edges_follow_buffers);
     tcase_add_loop_test(tc, variant_args_follow_calls, 0, 2);
     tcase_add_test(tc, variant_key_local_row);
+    tcase_add_test(tc, variant_key_local_weight);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -47,16 +47,32 @@ START_TEST(backward_short_rows)
 }
 END_TEST
 
-/* The gradients of the parameters without a weight (dweight/dbias still written), and dweight
- * without dbias and the reverse, with mean/rstd from the library's forward. */
+/* The gradients of the parameters without a weight (dweight/dbias still written), dweight
+ * without dbias and the reverse, and a weight with neither (dx only), with mean/rstd from the
+ * library's forward. */
 START_TEST(backward_grad_options)
 {
-    static const int affine[] = { AFF_GRADS, AFF_W, AFF_B, AFF_NONE };
-    const int dt = _i < 4 ? DT_F32 : DT_MIXED;
-    case_cfg c = case_basic(300, 96, dtcfg_act(dt), dtcfg_par(dt), affine[_i % 4],
+    static const int affine[] = { AFF_GRADS, AFF_W, AFF_B, AFF_NONE, AFF_W_DX };
+    const int dt = _i < 5 ? DT_F32 : DT_MIXED;
+    case_cfg c = case_basic(300, 96, dtcfg_act(dt), dtcfg_par(dt), affine[_i % 5],
                             _i % 2 ? LAY_SHARED : LAY_DENSE_OFFSET, 0x9a0u + (uint64_t)_i);
     c.residual = RES_INPLACE;
     c.stats_from_library = 1;
+    run_backward_case(test_context(), &c);
+}
+END_TEST
+
+/* dx only with a weight (dweight and dbias NULL: a frozen weight), on rows that the dx-only
+ * plans take differently from the calls with dweight/dbias: 16-bit cols 3072 (on an AVX512_BF16
+ * PoCL host the local row without the weight's copy, which dx's pass then reads from memory),
+ * 1000 (the local row with the copy there; a cached row on GPUs), with and without the residual
+ * gradient, bf16 and fp32. */
+START_TEST(backward_weight_dx_only)
+{
+    const int dt = _i % 2 ? DT_F32 : DT_BF16;
+    case_cfg c = case_basic(33, _i / 2 % 2 ? 1000 : 3072, dtcfg_act(dt), dtcfg_par(dt), AFF_W_DX,
+                            _i % 2 ? LAY_PAD_ODD : LAY_DENSE, 0xd0e1u + (uint64_t)_i);
+    c.residual = _i < 2 ? RES_SEPARATE : RES_NONE;
     run_backward_case(test_context(), &c);
 }
 END_TEST
@@ -91,7 +107,8 @@ static Suite *backward_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("variants");
     tcase_add_loop_test(tc, backward_residual, 0, 4 * RES_COUNT);
-    tcase_add_loop_test(tc, backward_grad_options, 0, 8);
+    tcase_add_loop_test(tc, backward_grad_options, 0, 10);
+    tcase_add_loop_test(tc, backward_weight_dx_only, 0, 4);
     tcase_add_loop_test(tc, backward_short_rows, 0, DT_COUNT * RES_COUNT);
     suite_add_tcase(s, tc);
     tc = tcase_create("sweep");
