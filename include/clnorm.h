@@ -220,7 +220,9 @@
  *     gradient is loaded with x and dy where its share of the register cache is at most this many
  *     bytes per work-group; 0 = never), `bwd_dr_early16_nc_max` (... but not in all-16-bit calls with
  *     dweight/dbias whose row is cached more than this many vectors deep beside `bwd_acc_local16`'s
- *     local sums; 0 = no bound, up to 16; NVIDIA's table 3 since 0.33.0), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
+ *     local sums; 0 = no bound, up to 16; NVIDIA's table 3 since 0.33.0),
+ *     `bwd_dr_early16_cols_min` (... and only from this many columns on; 0 = any width; NVIDIA's
+ *     table 15361 since 0.34.0), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
  *     where one register set takes at most this many vectors per work-group, except in
  *     `bwd_fill16`'s layouts; 0 = any),
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read

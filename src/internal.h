@@ -77,7 +77,8 @@ typedef struct clnorm_op_params {
                                per work-group (0: never) */
     unsigned dr_early16_nc_max; /* ... but not in all-16-bit calls with dweight/dbias whose row is
                                cached, acc_local16's way, more than this many vectors deep (0: no
-                               bound) */
+                               bound) ... */
+    unsigned dr_early16_cols_min; /* ... from this many columns on (0: any width) */
     unsigned rpi16_res;     /* rows per item in 16-bit calls with dweight/dbias and a residual
                                gradient, but for the short rows of rpi16_short_cols (0: rpi16) */
     unsigned rpi_res;       /* the same in calls whose widest element is 4 bytes (0: rpi; the short

@@ -205,7 +205,8 @@
  * residual gradient 0.3777 / 0.3788, 0.3780 / 0.3795 (a tie) */
 #define NV_ACC_LOCAL16 1
 /* The residual gradient not loaded early in all-16-bit calls with dweight/dbias whose row is cached
- * 4 deep beside acc_local16's local sums (bwd_dr_early16_nc_max 3: cols 12289-16384 at 512 items),
+ * 4 deep beside acc_local16's local sums (bwd_dr_early16_nc_max 3: cols 12289-16384 at 512 items;
+ * since 0.34.0 only from NV_DR_EARLY16_COLS_MIN, below),
  * which gives them the butterfly back and takes the early load's spills away. Session 43, an H200,
  * `tunes`, bf16, fraction of the copy, two alternations, table / bwd_dr_early=0: 8192 x 16384
  * backward_res 0.665 / 0.754, 0.659 / 0.756 (+14 %); but 10922 x 12288 (3 deep) 0.851 / 0.739,
@@ -213,6 +214,13 @@
  * H100 (session 42, bwd_dr_early=0, ms): 16384 0.4291 / 0.4275, 0.4297 / 0.4271 (+0.5 %), 12288
  * -10 %, 8192 -9 % */
 #define NV_DR_EARLY16_NC_MAX 3
+/* ... from 15361 columns on (bwd_dr_early16_cols_min): the 4-deep rows with idle items keep the
+ * early load. Session 44, an H100, `tunes`, bf16 backward_res, fraction of the copy, two
+ * alternations, 0.33.0's rule / no bound (bwd_dr_early16_nc_max=0): 10082 x 13312 0.831 / 0.865,
+ * 0.836 / 0.879; 9362 x 14336 0.836 / 0.867, 0.833 / 0.874 (and 0.831 / 0.870, 0.835 / 0.870 in
+ * `ship`); 8738 x 15360 0.834 / 0.852, 0.831 / 0.853; 8192 x 16384 0.840 / 0.840, 0.836 / 0.840
+ * (`ship`: 0.834 / 0.833, 0.837 / 0.829). The H200's gain was measured at 16384 only */
+#define NV_DR_EARLY16_COLS_MIN 15361
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
 static const clnorm_device_params table[] = {
@@ -228,7 +236,7 @@ static const clnorm_device_params table[] = {
              .narrow_item_bytes = 32, .narrow_vec_max = 1, .narrow_from_bytes = 16},
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
-             .pipe = 1, .dr_early = 32768, .dr_early16_nc_max = NV_DR_EARLY16_NC_MAX, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
+             .pipe = 1, .dr_early = 32768, .dr_early16_nc_max = NV_DR_EARLY16_NC_MAX, .dr_early16_cols_min = NV_DR_EARLY16_COLS_MIN, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
              .prefetch16_cols = 12288, .prefetch16_nores_nc_max = 3, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
              .fill16 = 5, .acc_local_res = 1, .acc_local16 = NV_ACC_LOCAL16, .acc_local16_nc = 3, .cache16_lacc = 4, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
@@ -411,6 +419,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_tpr_max_cached", &p->bwd.tpr_max_cached, 0, 1024, true},
         {"bwd_pipe", &p->bwd.pipe, 0, 2, false},     {"fwd_pipe", &p->fwd.pipe, 0, 2, false},     {"bwd_dr_early", &p->bwd.dr_early, 0, 1u << 30, false},
         {"bwd_dr_early16_nc_max", &p->bwd.dr_early16_nc_max, 0, 16, false},
+        {"bwd_dr_early16_cols_min", &p->bwd.dr_early16_cols_min, 0, 1u << 30, false},
         {"bwd_rpi16_res", &p->bwd.rpi16_res, 0, 4, true},   {"bwd_rpi_res", &p->bwd.rpi_res, 0, 4, true},   {"bwd_rpi_cols_max", &p->bwd.rpi_cols_max, 0, 1u << 30, false},
         {"bwd_dx16_cols", &p->bwd.dx16_cols, 0, 1u << 30, false}, {"fwd_pipe_cols", &p->fwd.pipe_cols, 0, 1u << 30, false},
         {"bwd_prefetch16_cols", &p->bwd.prefetch16_cols, 0, 1u << 30, false},
@@ -1043,8 +1052,10 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     L.dr_early = backward && L.ncache &&
                  (size_t)L.tpr * L.rpw * L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
     /* ... but not in acc_local16's all-16-bit rows cached more than dr_early16_nc_max vectors deep
-     * (NV_DR_EARLY16_NC_MAX: the rows of 12289-16384 cols, 4 deep) */
-    if (L.dr_early && acc16 && op->dr_early16_nc_max && L.ncache > op->dr_early16_nc_max)
+     * from dr_early16_cols_min columns on (NV_DR_EARLY16_NC_MAX, NV_DR_EARLY16_COLS_MIN: the rows of
+     * 15361-16384 cols, 4 deep with every item's fourth vector nearly all taken) */
+    if (L.dr_early && acc16 && op->dr_early16_nc_max && L.ncache > op->dr_early16_nc_max &&
+        cols >= op->dr_early16_cols_min)
         L.dr_early = false;
     /* the forward: on a persistent grid (op->groups_per_cu), from pipe_cols on, where both register
      * sets fit ncache vectors; pipe 1: when every tensor is 16-bit */

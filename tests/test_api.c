@@ -1382,6 +1382,23 @@ START_TEST(plan_acc_local16_rule)
     ck_assert_msg(L.register_cache == 4 && L.residual_early == 1, "dx_res 16384: cache %u, early %u", L.register_cache,
                   L.residual_early);
     clnorm_context_release(ctx);
+    /* bwd_dr_early16_cols_min (NVIDIA's 15361 since 0.34.0; here 15368, a width the rule then
+     * takes): the 4-deep rows below it keep the early load */
+    snprintf(spec, sizeof spec, "%s,%s", early, "bwd_dr_early16_nc_max=3,bwd_dr_early16_cols_min=15368");
+    ctx = gpu_context_with_tune2(base, spec);
+    static const size_t keep[] = {14336, 15360}, drop[] = {15368, 16384};
+    for (int i = 0; i < 2; ++i) {
+        L = plan_of(ctx, 1 | RES, keep[i], CLNORM_BF16);
+        ck_assert_msg(L.register_cache == 4 && L.local_accumulators == 1 && L.residual_early == 1,
+                      "%zu, cols_min: cache %u, local %u, early %u", keep[i], L.register_cache, L.local_accumulators,
+                      L.residual_early);
+        ck_assert_uint_eq(plan_of(bound, 1 | RES, keep[i], CLNORM_BF16).residual_early, 0); /* no cols_min */
+        L = plan_of(ctx, 1 | RES, drop[i], CLNORM_BF16);
+        ck_assert_msg(L.register_cache == 4 && L.local_accumulators == 1 && L.residual_early == 0,
+                      "%zu, cols_min: cache %u, local %u, early %u", drop[i], L.register_cache, L.local_accumulators,
+                      L.residual_early);
+    }
+    clnorm_context_release(ctx);
     clnorm_context_release(bound);
     clnorm_context_release(bound4);
 }

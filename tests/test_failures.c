@@ -115,7 +115,7 @@ START_TEST(malformed_tune_fails_context_creation)
                          "bwd_rpi_cols_max=-2", "local_row_kib=2000000", "local_row_kib_intel_bf16=2000000", "local_row_kib_intel_bf16=q",
                          "bwd_local_row_kib_intel_bf16=2000000", "bwd_local_row_kib_intel_bf16=-1",
                          "fwd_rpi_cols_max_intel_bf16=z", "fwd_rpi4_cols_intel_bf16=1073741825", "bwd_dx16_cols=z", "fwd_raw16=2", "fwd_pipe=3",
-                         "bwd_prefetch16_cols=q", "bwd_prefetch16_nores_nc_max=17", "bwd_dr_early16_nc_max=17", "fwd_pipe_cols=x", "fwd_ncache=17", "bwd_dxb=17",
+                         "bwd_prefetch16_cols=q", "bwd_prefetch16_nores_nc_max=17", "bwd_dr_early16_nc_max=17", "bwd_dr_early16_cols_min=1073741825", "fwd_pipe_cols=x", "fwd_ncache=17", "bwd_dxb=17",
                          "bwd_dxb16=-1", "bwd_pipe_vecs=2000000", "bwd_fill16=17", "bwd_prefetch_cols=z", "bwd_acc_groups=65",
                          "fwd_pipe_prefetch_cols=x", "fwd_pipe_prefetch_cols=1073741825",
                          "fwd_fit16=17", "fwd_fit16_tpr=1025", "fwd_raw16_vecs=2000000", "fwd_tpr_max16=100",
@@ -173,7 +173,7 @@ START_TEST(malformed_tune_fails_context_creation)
                           "bwd_rpi16=4,bwd_raw16=1,bwd_rpi_cols=0,zext=0,x86bf16=0,nt_kib=0,nt_unaligned_bytes=32,nt_unaligned_row_bytes=4096,fwd_groups=0,bwd_pipe=2,"
                           "bwd_tpr_max_cached=1024,bwd_tpr_max16=0,bwd_ncache_dx=4,bwd_rpi16_res=2,bwd_rpi_res=2,bwd_dr_early=0,"
                           "bwd_rpi_cols_max=4096,local_row_kib=0,local_row_kib_intel_bf16=512,bwd_local_row_kib_intel_bf16=48,fwd_rpi_cols_max_intel_bf16=32768,fwd_rpi4_cols_intel_bf16=256,bwd_dx16_cols=16384,fwd_raw16=1,fwd_pipe=2,fwd_pipe_cols=0,"
-                          "bwd_prefetch16_cols=12288,bwd_prefetch16_nores_nc_max=3,bwd_dr_early16_nc_max=3,fwd_ncache=3,bwd_ncache=5,bwd_dxb=3,bwd_dxb16=16,bwd_pipe_vecs=0,"
+                          "bwd_prefetch16_cols=12288,bwd_prefetch16_nores_nc_max=3,bwd_dr_early16_nc_max=3,bwd_dr_early16_cols_min=15361,fwd_ncache=3,bwd_ncache=5,bwd_dxb=3,bwd_dxb16=16,bwd_pipe_vecs=0,"
                           "bwd_fill16=5,bwd_prefetch_cols=8192,fwd_pipe_prefetch_cols=12288,bwd_acc_groups=1,fwd_fit16=6,fwd_fit16_tpr=256,"
                           "fwd_raw16_vecs=6144,fwd_tpr_max16=1024,bwd_acc_local_res=1,bwd_acc_local16=0,bwd_acc_local16_nc=3,bwd_cache16_lacc=4,bwd_dxb_res=3,fwd_fit16_deep=8,"
                           "fwd_fit16_deep_tpr=128,bwd_groups16=2,bwd_groups16_res=1,local_row_kib_avx2=48,bwd_local_row_kib_avx2=64,bwd_rpi16_avx2=2,"
