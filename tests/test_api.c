@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -3165,87 +3166,66 @@ START_TEST(phase_edges_follow_buffers)
 }
 END_TEST
 
-/* Two calls whose plans differ only in the local row (CPU devices: the 16-bit backward's row in
- * local memory up to the host's L1d) must not share a kernel variant: in a fresh context the
- * wider call without it runs first, then the narrower one with it, each checked in full, and each
- * builds its own program (a key without the local row gave the second call the first's kernel:
- * an error, or a wrong dx). The pair is found by scanning plans, so it follows the host's L1d. */
-START_TEST(variant_key_local_row)
-{
-    clnorm_context *probe = NULL;
-    ck_assert_int_eq(clnorm_context_create(NULL, &probe), CLNORM_SUCCESS);
-    const int DX = CLNORM_PLAN_BACKWARD_DX;
-    size_t with = 0, without = 0;
-    for (size_t c = 512; c <= 65536 && !with; c += 512) {
-        clnorm_launch_info a, b; /* zeroed: memcmp below reads their padding too */
-        memset(&a, 0, sizeof a);
-        memset(&b, 0, sizeof b);
-        if (clnorm_launch_plan(probe, DX, 16, c, CLNORM_BF16, &a) || clnorm_launch_plan(probe, DX, 16, c + 512, CLNORM_BF16, &b))
-            break;
-        if (a.local_row && !b.local_row) {
-            a.local_row = b.local_row = 0;
-            if (!memcmp(&a, &b, sizeof a)) {
-                with = c;
-                without = c + 512;
-            }
-        }
-    }
-    clnorm_context_release(probe);
-    if (!with) {
-        fprintf(stderr, "variant_key_local_row: skipped, no neighbouring widths differ only in the local row here\n");
-        return;
-    }
-    clnorm_context *ctx = NULL;
-    ck_assert_int_eq(clnorm_context_create(NULL, &ctx), CLNORM_SUCCESS);
-    case_cfg c = case_basic(16, without, CLNORM_BF16, CLNORM_BF16, AFF_NONE, LAY_DENSE, 0x10ca1u);
-    run_backward_case(ctx, &c);
-    const size_t programs = clnorm_context_program_count(ctx);
-    c = case_basic(16, with, CLNORM_BF16, CLNORM_BF16, AFF_NONE, LAY_DENSE, 0x10ca2u);
-    run_backward_case(ctx, &c);
-    ck_assert_msg(clnorm_context_program_count(ctx) > programs, "cols %zu (local row) after %zu: %zu programs, %zu before",
-                  with, without, clnorm_context_program_count(ctx), programs);
-    clnorm_context_release(ctx);
-}
-END_TEST
-
-/* The same for the weight's fp32 copy beside the local row (KEY_LOCAL_W): two widths whose
- * dx-only plans differ only in local_weight need two programs (the calls take a weight). A key without that bit gave the
- * narrower width's LOCAL_W kernel to the wider one, whose local buffer has no room for the copy. */
-START_TEST(variant_key_local_weight)
+/* Two dx-only calls whose plans differ only in one flag of clnorm_launch_info (at field, a byte
+ * offset) must not share a kernel variant. The pair is found by scanning widths step apart from
+ * step on, so it follows the host (its L1d sets the CPU's local row). In a fresh context the call
+ * of width first runs, then the other, each checked in full, and the second must build a program
+ * of its own. Returns false (skipped) where no pair exists on this device. */
+static bool variant_key_pair(size_t field, size_t step, bool first_with, int affine, uint64_t seed)
 {
     clnorm_context *probe = NULL;
     ck_assert_int_eq(clnorm_context_create(NULL, &probe), CLNORM_SUCCESS);
     size_t with = 0, without = 0;
-    for (size_t c = 256; c <= 65536 && !with; c += 256) {
+    for (size_t c = step; c <= 65536 && !with; c += step) {
         clnorm_launch_info a, b; /* zeroed: memcmp below reads their padding too */
         memset(&a, 0, sizeof a);
         memset(&b, 0, sizeof b);
         if (clnorm_launch_plan(probe, CLNORM_PLAN_BACKWARD_DX, 16, c, CLNORM_BF16, &a) ||
-            clnorm_launch_plan(probe, CLNORM_PLAN_BACKWARD_DX, 16, c + 256, CLNORM_BF16, &b))
+            clnorm_launch_plan(probe, CLNORM_PLAN_BACKWARD_DX, 16, c + step, CLNORM_BF16, &b))
             break;
-        if (a.local_row && b.local_row && a.local_weight && !b.local_weight) {
-            a.local_weight = b.local_weight = 0;
+        unsigned *fa = (unsigned *)((char *)&a + field), *fb = (unsigned *)((char *)&b + field);
+        if (*fa && !*fb) {
+            *fa = *fb = 0;
             if (!memcmp(&a, &b, sizeof a)) {
                 with = c;
-                without = c + 256;
+                without = c + step;
             }
         }
     }
     clnorm_context_release(probe);
-    if (!with) {
-        fprintf(stderr, "variant_key_local_weight: skipped, no neighbouring widths differ only in the local weight here\n");
-        return;
-    }
+    if (!with)
+        return false;
+    const size_t first = first_with ? with : without, second = first_with ? without : with;
     clnorm_context *ctx = NULL;
     ck_assert_int_eq(clnorm_context_create(NULL, &ctx), CLNORM_SUCCESS);
-    case_cfg c = case_basic(16, with, CLNORM_BF16, CLNORM_BF16, AFF_W_DX, LAY_DENSE, 0x10cb1u);
+    case_cfg c = case_basic(16, first, CLNORM_BF16, CLNORM_BF16, affine, LAY_DENSE, seed);
     run_backward_case(ctx, &c);
     const size_t programs = clnorm_context_program_count(ctx);
-    c = case_basic(16, without, CLNORM_BF16, CLNORM_BF16, AFF_W_DX, LAY_DENSE, 0x10cb2u);
+    c = case_basic(16, second, CLNORM_BF16, CLNORM_BF16, affine, LAY_DENSE, seed + 1);
     run_backward_case(ctx, &c);
-    ck_assert_msg(clnorm_context_program_count(ctx) > programs, "cols %zu (no local weight) after %zu: %zu programs, %zu before",
-                  without, with, clnorm_context_program_count(ctx), programs);
+    ck_assert_msg(clnorm_context_program_count(ctx) > programs, "cols %zu after %zu: %zu programs, %zu before", second,
+                  first, clnorm_context_program_count(ctx), programs);
     clnorm_context_release(ctx);
+    return true;
+}
+
+/* The local row (CPU devices: the 16-bit backward's row in local memory up to the host's L1d):
+ * the wider call without it first, then the narrower one with it (a key without KEY_LOCAL_ROW
+ * gave the second call the first's kernel: CL_INVALID_ARG_INDEX, or a wrong dx). */
+START_TEST(variant_key_local_row)
+{
+    if (!variant_key_pair(offsetof(clnorm_launch_info, local_row), 512, false, AFF_NONE, 0x10ca1u))
+        fprintf(stderr, "variant_key_local_row: skipped, no neighbouring widths differ only in the local row here\n");
+}
+END_TEST
+
+/* The weight's fp32 copy beside the local row (local_weight), with a weight in the calls: the
+ * narrower call with the copy first (a key without KEY_LOCAL_W gave the LOCAL_W program of cols
+ * 2560 to 2816, whose local buffer has no room for the copy). */
+START_TEST(variant_key_local_weight)
+{
+    if (!variant_key_pair(offsetof(clnorm_launch_info, local_weight), 256, true, AFF_W_DX, 0x10cb1u))
+        fprintf(stderr, "variant_key_local_weight: skipped, no neighbouring widths differ only in the local weight here\n");
 }
 END_TEST
 
