@@ -194,7 +194,7 @@
  *     `bwd_nacc`: each item asks L2 for its share of the next row block's x and dy; 0 = never),
  *     `bwd_prefetch16_nores_nc_max` (... but not in such calls without a residual gradient whose
  *     row is cached more than this many vectors deep; 0 = no bound, up to 16; NVIDIA's table 3,
- *     since 0.32.1: the last commits numbered 0.32.0 have it too),
+ *     since 0.32.1: the last commits numbered 0.32.0 have it too; 0 on an H200 since 0.34.0),
  *     `bwd_rpi` and `bwd_rpi16` (rows per item at once in calls with
  *     dweight/dbias (and in the short rows of `bwd_rpi_short_cols` / `bwd_rpi16_short_cols`
  *     without them), for 32-bit and all-16-bit data: 1, 2 or 4), `bwd_rpi_cols` (from how many
@@ -222,7 +222,7 @@
  *     dweight/dbias whose row is cached more than this many vectors deep beside `bwd_acc_local16`'s
  *     local sums; 0 = no bound, up to 16; NVIDIA's table 3 since 0.33.0),
  *     `bwd_dr_early16_cols_min` (... and only from this many columns on; 0 = any width; NVIDIA's
- *     table 15361 since 0.34.0), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
+ *     table 15361 since 0.34.0, 0 on an H200: NVIDIA devices whose name holds "H200"), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
  *     where one register set takes at most this many vectors per work-group, except in
  *     `bwd_fill16`'s layouts; 0 = any),
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read

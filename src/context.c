@@ -14,6 +14,7 @@ static clnorm_status finish_create(clnorm_context *c, clnorm_context **out)
     }
     c->tuned = *clnorm__params_for(&c->info);
     clnorm__params_fit_host(&c->tuned, &c->info);
+    clnorm__params_fit_device(&c->tuned, &c->info);
     c->params = &c->tuned;
     const char *tune = getenv("CLNORM_TUNE");
     if (tune && *tune) {

@@ -395,6 +395,9 @@ bool clnorm__contains_nocase(const char *hay, const char *needle);
 const clnorm_device_params *clnorm__params_for(const clnorm_device_info *info);
 /* The table row's defaults fitted to this host (before CLNORM_TUNE, which overrides them) */
 void clnorm__params_fit_host(clnorm_device_params *p, const clnorm_device_info *info);
+/* ... and to this device's model, where one measured otherwise than its vendor's row (vendor ->
+ * device type -> device name; also before CLNORM_TUNE) */
+void clnorm__params_fit_device(clnorm_device_params *p, const clnorm_device_info *info);
 /* Applies "key=value,..." overrides (CLNORM_TUNE) to p; on error fails with a message. */
 clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec);
 clnorm_status clnorm__query_device(cl_device_id dev, clnorm_device_info *info);

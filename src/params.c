@@ -355,6 +355,27 @@ void clnorm__params_fit_host(clnorm_device_params *p, const clnorm_device_info *
         p->bwd_local_row_kib_intel_bf16 = info->x86_l1d_kib;
 }
 
+void clnorm__params_fit_device(clnorm_device_params *p, const clnorm_device_info *info)
+{
+    /* The H200 (HBM3e: its copy runs at ~4.2 TB/s through OpenCL, the H100's at ~3.0) on the
+     * all-16-bit backward rows cached 4 deep beside acc_local16's sums (cols 12289-16384): one
+     * group per compute unit, where more of the memory traffic in flight pays on the H200 and
+     * not on the H100. Session 44, fraction of the copy, bf16, two alternations each:
+     * - the residual gradient not loaded early at every such width (bwd_dr_early16_cols_min 0),
+     *   backward_res, NVIDIA's row (15361) / 0: H200 10082 x 13312 0.664 / 0.716, 0.667 / 0.720;
+     *   9362 x 14336 0.667 / 0.733, 0.669 / 0.729; 8738 x 15360 0.667 / 0.744, 0.667 / 0.747
+     *   (16384, which the row takes: 0.760 / 0.759, early 0.660). The H100 lost 2-4.5 % there
+     *   (NV_DR_EARLY16_COLS_MIN).
+     * - the L2 prefetch kept in these rows without a residual gradient
+     *   (bwd_prefetch16_nores_nc_max 0), backward, row (3) / 0: H200 13312 0.731 / 0.799, 14336
+     *   0.756 / 0.813, 15360 0.769 / 0.814, 16384 0.777 / 0.810 (one run each); the H100 lost
+     *   13 % at 16384 (0.93 -> 0.81) and 7.5 % at 14336 with it. */
+    if (p->vendor && strcmp(p->vendor, "NVIDIA") == 0 && clnorm__contains_nocase(info->name, "H200")) {
+        p->bwd.dr_early16_cols_min = 0;
+        p->bwd.prefetch16_nores_nc_max = 0;
+    }
+}
+
 /* a long all-16-bit backward call without dweight/dbias and without a residual gradient
  * (op->dx16_cols; with one, 512 items x 4 vectors pipelined were slower on the H200: bf16 at cols
  * 16384 0.95 -> 0.88 of the copy) */

@@ -116,6 +116,38 @@ START_TEST(long_messages_are_cut_with_a_mark)
 }
 END_TEST
 
+/* The table's device-name refinements (clnorm__params_fit_device), on device descriptions that no
+ * CI host has: an NVIDIA H200 takes its own bounds for the 4-deep 16-bit backward rows, an H100
+ * and the generic GPU row (what CLNORM_DEVICE_CLASS=gpu picks) keep the row's. */
+static clnorm_device_params fitted(const char *vendor, const char *name)
+{
+    clnorm_device_info info;
+    memset(&info, 0, sizeof info);
+    info.type = CL_DEVICE_TYPE_GPU;
+    strcpy(info.vendor, vendor);
+    strcpy(info.name, name);
+    clnorm_device_params p = *clnorm__params_for(&info);
+    clnorm__params_fit_host(&p, &info);
+    clnorm__params_fit_device(&p, &info);
+    return p;
+}
+
+START_TEST(device_name_refinements)
+{
+    const clnorm_device_params h100 = fitted("NVIDIA Corporation", "NVIDIA H100 80GB HBM3"),
+                               h200 = fitted("NVIDIA Corporation", "NVIDIA H200"),
+                               other = fitted("Some Vendor", "H200 lookalike");
+    ck_assert_str_eq(h100.vendor, "NVIDIA");
+    ck_assert_uint_eq(h100.bwd.dr_early16_cols_min, 15361);
+    ck_assert_uint_eq(h100.bwd.prefetch16_nores_nc_max, 3);
+    ck_assert_uint_eq(h200.bwd.dr_early16_cols_min, 0);
+    ck_assert_uint_eq(h200.bwd.prefetch16_nores_nc_max, 0);
+    ck_assert_uint_eq(h200.bwd.dr_early16_nc_max, h100.bwd.dr_early16_nc_max); /* the rule itself stays */
+    ck_assert_ptr_null(other.vendor);                                           /* the generic GPU row */
+    ck_assert_uint_eq(other.bwd.prefetch16_nores_nc_max, clnorm__params_for(&(clnorm_device_info){.type = CL_DEVICE_TYPE_GPU})->bwd.prefetch16_nores_nc_max);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("program_cache");
@@ -123,6 +155,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, lookup_finds_every_entry_by_id_and_options);
     tcase_add_test(tc, long_messages_are_cut_with_a_mark);
+    tcase_add_test(tc, device_name_refinements);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }
