@@ -11,14 +11,18 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
-# Session 44 (0.34.0, two calls on an H100, the H200 refused): 0.33.0's kernels passed 122 of the
-# suite's 132 tests there (none failed; nine ran out of time in `ship`'s first set), --full of
-# 0.34.0 is docs/h100-full.json; 0.33.0's early-load rule cost the H100 2-4.5 % at 13312-15360, so
-# 0.34.0 applies it from 15361 columns on (bwd_dr_early16_cols_min). Due next, on an H200:
-#   run  carry [".gpu"]  command "SHIP_FIRST='test_api$|test_backward$' SHIP_SHAPES='10082x13312 9362x14336 8738x15360 8192x16384' SHIP_AB='new= r33=bwd_dr_early16_cols_min=0 off=bwd_dr_early16_nc_max=0' SHIP_DEADLINE=470 bash bench/next-gpu-run.sh ship"
-#     (the bound's A/B where the rule was chosen: if the H200 gains at 13312-15360 too, the bound
-#     trades it against the H100's 2-4.5 %; its --full is the H200 table of 0.34.0)
-#   the nine tests that did not finish on the H100: SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite
+# Session 44 (0.34.0, two calls on an H100, one on an H200): 0.33.0's kernels passed 122 of the
+# suite's 132 tests on the H100 (none failed; nine ran out of time in `ship`'s first set); --full
+# of 0.34.0 on both is docs/h100-full.json and docs/h200-full.json. The H100 and the H200 want
+# opposite settings in the 4-deep BF16 backward rows of 13312-16384, so 0.34.0 refines NVIDIA's
+# row by device name (clnorm__params_fit_device: an H200 takes bwd_dr_early16_cols_min=0 and
+# bwd_prefetch16_nores_nc_max=0; measured only as those CLNORM_TUNE variants). Due next:
+#   on an H200: the refinement itself (the plain table against the H100's settings; every op checked)
+#     run  carry [".gpu"]  command "TUNES_SHAPES='10082x13312 9362x14336 8738x15360 8192x16384' TUNES_VARIANTS='new= h100=bwd_dr_early16_cols_min=15361,bwd_prefetch16_nores_nc_max=3 new2= h1002=bwd_dr_early16_cols_min=15361,bwd_prefetch16_nores_nc_max=3' bash bench/next-gpu-run.sh tunes"
+#     then SUITE_TIMEOUT=560 bash bench/next-gpu-run.sh suite (test_program_cache's refinement
+#     test and test_api's new plan tests on an H200; the whole suite of 0.34.0 has not run on one)
+#   on an H100: the nine tests that did not finish:
+#     SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite
 # Session 43 (0.33.0, an H200, five calls, then every start failed or was refused): 0.32.1's whole
 # suite passed (131/131), its --full is docs/h200-full.json, test_large passed (0.81 s). The BF16
 # 16384 rows with dweight/dbias and the residual gradient no longer load it early
