@@ -219,7 +219,8 @@
  * alternations, 0.33.0's rule / no bound (bwd_dr_early16_nc_max=0): 10082 x 13312 0.831 / 0.865,
  * 0.836 / 0.879; 9362 x 14336 0.836 / 0.867, 0.833 / 0.874 (and 0.831 / 0.870, 0.835 / 0.870 in
  * `ship`); 8738 x 15360 0.834 / 0.852, 0.831 / 0.853; 8192 x 16384 0.840 / 0.840, 0.836 / 0.840
- * (`ship`: 0.834 / 0.833, 0.837 / 0.829). The H200's gain was measured at 16384 only */
+ * (`ship`: 0.834 / 0.833, 0.837 / 0.829). The H200 gains 8-12 % at 13312-15360 from the rule,
+ * so it takes 0 (clnorm__params_fit_device) */
 #define NV_DR_EARLY16_COLS_MIN 15361
 /* Each field is documented in internal.h (clnorm_op_params, clnorm_device_params); a field left
  * out is 0, which each field's comment gives a meaning: off, none, derived, or no bound. */
