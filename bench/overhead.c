@@ -66,10 +66,37 @@ static int buffer_queries(const call_arg *a)
     return e;
 }
 
+/* The forward's six buffer arguments, set as clnorm sets them at every call (clnorm_program_entry
+ * keeps by-value arguments, not buffers: a released buffer's handle may come back as a new one),
+ * here on the bench's add kernel (its two buffer arguments, three times each): the share of
+ * clSetKernelArg in clnorm's host time above the driver's floor, which sets three arguments. */
+static int buffer_args(const call_arg *a)
+{
+    cl_kernel k = a->k->add[CLNORM_F32];
+    const cl_mem mems[] = {a->X->buffer, a->W->buffer, a->B->buffer, a->Y->buffer, a->M->buffer, a->R->buffer};
+    cl_int e = CL_SUCCESS;
+    for (cl_uint i = 0; i < 6 && e == CL_SUCCESS; ++i)
+        e = clSetKernelArg(k, i % 2, sizeof(cl_mem), &mems[i]);
+    return e;
+}
+
+/* The forward's launch plan alone (clnorm_launch_plan: the table's rules for this shape, no
+ * validation, no lock, no kernel) */
+static int plan_only(const call_arg *a)
+{
+    clnorm_launch_info L;
+    return clnorm_launch_plan(a->ctx, 0, a->rows, a->cols, CLNORM_F32, &L) == CLNORM_SUCCESS ? CL_SUCCESS : CL_INVALID_VALUE;
+}
+
 /* what is timed: 0 forward, 1 backward, 2 the driver's own floor (one enqueue of the bench's
- * elementwise add: its arguments set and the kernel enqueued), 3 the forward's buffer queries */
+ * elementwise add: its three arguments set and the kernel enqueued), 3 the forward's buffer
+ * queries, 4 its six buffer arguments set, 5 its launch plan */
 static int one_call(const call_arg *a, int what)
 {
+    if (what == 5)
+        return plan_only(a);
+    if (what == 4)
+        return buffer_args(a);
     if (what == 3)
         return buffer_queries(a);
     if (what == 2)
@@ -85,7 +112,10 @@ static int one_call(const call_arg *a, int what)
 
 static int measure(const call_arg *a, int what, const char *queue_name, double *t, int calls)
 {
-    static const char *const names[] = {"forward", "backward", "driver", "queries"};
+    static const char *const names[] = {"forward", "backward", "driver", "queries", "setargs", "plan"};
+    static const char *const parts[] = {"of the forward's 30 buffer queries (clGetMemObjectInfo)",
+                                        "of the forward's 6 buffer arguments (clSetKernelArg)",
+                                        "of the forward's launch plan (clnorm_launch_plan)"};
     for (int i = -64; i < calls; ++i) { /* 64 warm-up calls build the programs */
         if (i % 256 == 0)
             clFinish(a->q);
@@ -99,11 +129,10 @@ static int measure(const call_arg *a, int what, const char *queue_name, double *
     }
     clFinish(a->q);
     const double med = timing_median(t, calls); /* sorts t */
-    const int queries = what == 3;
+    const int part = what >= 3; /* a part of the forward's host time, not an enqueue */
     printf("overhead %-8s %zux%zu f32 %-17s host time %s: median %.2f us, p90 %.2f us (%d %s)\n", names[what], a->rows,
-           a->cols, queue_name,
-           queries ? "of the forward's 30 buffer queries (clGetMemObjectInfo)" : "per enqueue", med,
-           t[(size_t)calls * 9 / 10], calls, queries ? "rounds" : "calls, no wait per call");
+           a->cols, queue_name, part ? parts[what - 3] : "per enqueue", med, t[(size_t)calls * 9 / 10], calls,
+           part ? "rounds" : "calls, no wait per call");
     return 0;
 }
 
@@ -132,7 +161,7 @@ int bench_overhead(const bench_env *env, size_t rows, size_t cols, int calls)
         rc = measure(&a, what, "(profiling queue)", t, calls);
     a.ctx = pctx;
     a.q = plain;
-    for (int what = 0; what < 4 && !rc; ++what)
+    for (int what = 0; what < 6 && !rc; ++what)
         rc = measure(&a, what, "(plain queue)", t, calls);
     clnorm_context_release(pctx);
     if (plain)
