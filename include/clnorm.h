@@ -222,7 +222,7 @@
  *     dweight/dbias whose row is cached more than this many vectors deep beside `bwd_acc_local16`'s
  *     local sums; 0 = no bound, up to 16; NVIDIA's table 3 since 0.33.0),
  *     `bwd_dr_early16_cols_min` (... and only from this many columns on; 0 = any width; NVIDIA's
- *     table 15361 since 0.34.0, 0 on an H200: NVIDIA devices whose name holds "H200"), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
+ *     table 15361 since 0.34.0, 0 on an H200: NVIDIA devices whose name holds "H200", a GH200 too, unmeasured), `bwd_pipe_vecs` (calls with dweight/dbias pipeline only
  *     where one register set takes at most this many vectors per work-group, except in
  *     `bwd_fill16`'s layouts; 0 = any),
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read
