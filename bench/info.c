@@ -163,14 +163,18 @@ static void print_plans(unsigned p, unsigned d)
             clnorm_context_program_count(ctx));
     else
         printf("        launch plans (clnorm_launch_plan, rows = %zu, dense tensors):\n"
-               "          op        dtype   cols  vector  items/row  rows/group  group size  reg.cache  reg.acc  groups  rows/item  raw  pipe  reread  local.acc  local.row  reread.vec  col.sweep  1read  l2pf  unal  phase  early  bfly  local.w\n",
+               "          op          dtype   cols  vector  items/row  rows/group  group size  reg.cache  reg.acc  groups  rows/item  raw  pipe  reread  local.acc  local.row  reread.vec  col.sweep  1read  l2pf  unal  phase  early  bfly  local.w\n",
             g_rows);
-    static const char *const op_names[] = {"forward", "backward", "bwd_dx"}; /* clnorm_launch_plan's 0, 1, 2 */
-    for (op = 0; op < 3; ++op)
+    /* clnorm_launch_plan's 0, 1, 2, and the two backward calls with a residual gradient (whose
+     * residual_early the others cannot show) */
+    static const char *const op_names[] = {"forward", "backward", "bwd_dx", "bwd_res", "bwd_dx_res"};
+    static const int op_codes[] = {0, 1, CLNORM_PLAN_BACKWARD_DX, 1 | CLNORM_PLAN_BACKWARD_RES,
+                                   CLNORM_PLAN_BACKWARD_DX | CLNORM_PLAN_BACKWARD_RES};
+    for (op = 0; op < 5; ++op)
         for (it = 0; it < sizeof g_dtypes / sizeof g_dtypes[0]; ++it)
             for (ic = 0; ic < sizeof g_cols / sizeof g_cols[0]; ++ic) {
                 clnorm_launch_info L;
-                st = clnorm_launch_plan(ctx, op, g_rows, g_cols[ic], g_dtypes[it], &L);
+                st = clnorm_launch_plan(ctx, op_codes[op], g_rows, g_cols[ic], g_dtypes[it], &L);
                 if (g_json) {
                     printf("%s\n        {\"op\": \"%s\", \"dtype\": \"%s\", \"rows\": %zu, \"cols\": %zu", first ? "" : ",",
                         op_names[op], dtype_name(g_dtypes[it]), g_rows, g_cols[ic]);
@@ -192,7 +196,7 @@ static void print_plans(unsigned p, unsigned d)
                         printf("}");
                     }
                 } else if (st == CLNORM_SUCCESS) {
-                    printf("          %-8s  %-5s %6zu  %6u  %9u  %10u  %10u  %9u  %7u  %6zu  %9u  %3u  %4u  %6u  %9u  %9u  %10u  %9u  %5u  %4u  %4u  %5u  %5u  %4u  %7u\n",
+                    printf("          %-10s  %-5s %6zu  %6u  %9u  %10u  %10u  %9u  %7u  %6zu  %9u  %3u  %4u  %6u  %9u  %9u  %10u  %9u  %5u  %4u  %4u  %5u  %5u  %4u  %7u\n",
                         op_names[op], dtype_name(g_dtypes[it]), g_cols[ic], L.vector_width,
                         L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
                         L.register_accumulators, L.work_groups, L.rows_per_item, L.raw_cache, L.pipelined,
@@ -200,7 +204,7 @@ static void print_plans(unsigned p, unsigned d)
                         L.one_read_stats, L.l2_prefetch, L.unaligned, L.row_phase, L.residual_early,
                         L.row_sum_butterfly, L.local_weight);
                 } else {
-                    printf("          %-8s  %-5s %6zu  %s\n", op_names[op], dtype_name(g_dtypes[it]),
+                    printf("          %-10s  %-5s %6zu  %s\n", op_names[op], dtype_name(g_dtypes[it]),
                         g_cols[ic], clnorm_status_string(st));
                 }
                 first = 0;

@@ -12,15 +12,17 @@
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
 # Session 44 (0.34.0, two calls on an H100, one on an H200): 0.33.0's kernels passed 122 of the
-# suite's 132 tests on the H100 (none failed; nine ran out of time in `ship`'s first set); --full
+# suite's 131 tests on the H100 (bench_vs_onednn_smoke is not built there; none failed; nine ran
+# out of time in `ship`'s first set); --full
 # of 0.34.0 on both is docs/h100-full.json and docs/h200-full.json. The H100 and the H200 want
 # opposite settings in the 4-deep BF16 backward rows of 13312-16384, so 0.34.0 refines NVIDIA's
 # row by device name (clnorm__params_fit_device: an H200 takes bwd_dr_early16_cols_min=0 and
 # bwd_prefetch16_nores_nc_max=0; measured only as those CLNORM_TUNE variants). Due next:
 #   on an H200: the refinement itself (the plain table against the H100's settings; every op checked)
 #     run  carry [".gpu"]  command "TUNES_SHAPES='10082x13312 9362x14336 8738x15360 8192x16384' TUNES_VARIANTS='new= h100=bwd_dr_early16_cols_min=15361,bwd_prefetch16_nores_nc_max=3 new2= h1002=bwd_dr_early16_cols_min=15361,bwd_prefetch16_nores_nc_max=3' bash bench/next-gpu-run.sh tunes"
-#     then SUITE_TIMEOUT=560 bash bench/next-gpu-run.sh suite (test_program_cache's refinement
-#     test and test_api's new plan tests on an H200; the whole suite of 0.34.0 has not run on one)
+#     then SUITE_TIMEOUT=560 bash bench/next-gpu-run.sh suite (test_api's plan_device_name_refinement,
+#     which checks that an H200 context takes the refinement and is skipped off NVIDIA, and the
+#     rest of 0.34.0's suite: it has not run on an H200 or, since its first commit, on an H100)
 #   on an H100: the nine tests that did not finish:
 #     SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite
 # Session 43 (0.33.0, an H200, five calls, then every start failed or was refused): 0.32.1's whole

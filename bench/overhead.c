@@ -77,6 +77,8 @@ static int buffer_args(const call_arg *a)
     cl_int e = CL_SUCCESS;
     for (cl_uint i = 0; i < 6 && e == CL_SUCCESS; ++i)
         e = clSetKernelArg(k, i % 2, sizeof(cl_mem), &mems[i]);
+    if (e != CL_SUCCESS)
+        fprintf(stderr, "clnorm-bench --overhead: clSetKernelArg failed: %d\n", (int)e);
     return e;
 }
 
@@ -85,7 +87,11 @@ static int buffer_args(const call_arg *a)
 static int plan_only(const call_arg *a)
 {
     clnorm_launch_info L;
-    return clnorm_launch_plan(a->ctx, 0, a->rows, a->cols, CLNORM_F32, &L) == CLNORM_SUCCESS ? CL_SUCCESS : CL_INVALID_VALUE;
+    const clnorm_status st = clnorm_launch_plan(a->ctx, 0, a->rows, a->cols, CLNORM_F32, &L);
+    if (st != CLNORM_SUCCESS)
+        fprintf(stderr, "clnorm-bench --overhead: clnorm_launch_plan: %s: %s\n", clnorm_status_string(st),
+                clnorm_context_last_error(a->ctx));
+    return st == CLNORM_SUCCESS ? CL_SUCCESS : CL_INVALID_VALUE;
 }
 
 /* what is timed: 0 forward, 1 backward, 2 the driver's own floor (one enqueue of the bench's

@@ -44,8 +44,10 @@ static const char *const BWD[] = {
     "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=0", "bwd_target16=2,bwd_groups=4,bwd_prefetch16_cols=1",
     /* ... and its bound on rows cached deep without a residual gradient: none, and the NVIDIA row's 3 */
     "bwd_prefetch16_nores_nc_max=0", "bwd_prefetch16_nores_nc_max=3",
-    /* the residual gradient loaded early in rows cached 4 deep beside acc_local16's sums: on, off */
-    "bwd_dr_early16_nc_max=0", "bwd_dr_early16_nc_max=3",
+    /* the residual gradient loaded early in rows cached 4 deep beside acc_local16's sums: on, off
+     * from the NVIDIA row's 15361 columns, off at every such width (an H200's refinement) */
+    "bwd_dr_early16_nc_max=0", "bwd_dr_early16_nc_max=3,bwd_dr_early16_cols_min=15361",
+    "bwd_dr_early16_nc_max=3,bwd_dr_early16_cols_min=0",
     /* the twice-read fp32 rows with a residual gradient: sum vectors in local memory, on and off */
     "bwd_acc_local_res=0", "bwd_acc_local_res=1,bwd_dxb_res=3",
     /* the cached all-16-bit rows with dweight/dbias: one sum vector in local memory (rows up to 4

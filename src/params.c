@@ -365,7 +365,7 @@ void clnorm__params_fit_device(clnorm_device_params *p, const clnorm_device_info
      * - the residual gradient not loaded early at every such width (bwd_dr_early16_cols_min 0),
      *   backward_res, NVIDIA's row (15361) / 0: H200 10082 x 13312 0.664 / 0.716, 0.667 / 0.720;
      *   9362 x 14336 0.667 / 0.733, 0.669 / 0.729; 8738 x 15360 0.667 / 0.744, 0.667 / 0.747
-     *   (16384, which the row takes: 0.760 / 0.759, early 0.660). The H100 lost 2-4.5 % there
+     *   (16384, which the row takes: 0.760 / 0.759, early 0.660). The H100 lost 2-5 % there
      *   (NV_DR_EARLY16_COLS_MIN).
      * - the L2 prefetch kept in these rows without a residual gradient
      *   (bwd_prefetch16_nores_nc_max 0), backward, row (3) / 0: H200 13312 0.731 / 0.799, 14336

@@ -1624,6 +1624,61 @@ START_TEST(plan_acc_local16_rows_per_item_fit)
 }
 END_TEST
 
+/* The device-name refinement on the caller's real device (the NVIDIA row, no CLNORM_TUNE and no
+ * CLNORM_DEVICE_CLASS): an H200's plans for the 4-deep 16-bit backward rows are those of its
+ * settings (bwd_dr_early16_cols_min 0, bwd_prefetch16_nores_nc_max 0), any other NVIDIA GPU's
+ * those of the row's (15361, 3), and the two differ (at 16384 without a residual gradient, the
+ * prefetch). The white-box test in test_program_cache checks the rule on described devices; this
+ * one checks that a context takes it. Elsewhere: skipped. */
+static clnorm_context *device_context_with_tune(const char *tune)
+{
+    char *saved_class = save_env("CLNORM_DEVICE_CLASS"), *saved_tune = save_env("CLNORM_TUNE");
+    unsetenv("CLNORM_DEVICE_CLASS");
+    if (tune)
+        setenv("CLNORM_TUNE", tune, 1);
+    else
+        unsetenv("CLNORM_TUNE");
+    clnorm_context *ctx = NULL;
+    const clnorm_status st = clnorm_context_create(NULL, &ctx);
+    restore_env("CLNORM_DEVICE_CLASS", saved_class);
+    restore_env("CLNORM_TUNE", saved_tune);
+    ck_assert_msg(st == CLNORM_SUCCESS, "%s", clnorm_context_last_error(NULL));
+    return ctx;
+}
+
+START_TEST(plan_device_name_refinement)
+{
+    char vendor[256] = "", name[256] = "";
+    const cl_device_id dev = clnorm_context_device(test_context());
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL));
+    CL_OK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL));
+    if (!strstr(vendor, "NVIDIA")) {
+        fprintf(stderr, "plan_device_name_refinement: skipped, not an NVIDIA device\n");
+        return;
+    }
+    const bool h200 = strstr(name, "H200") != NULL;
+    static const char *const h200_keys = "bwd_dr_early16_cols_min=0,bwd_prefetch16_nores_nc_max=0",
+                             *const row_keys = "bwd_dr_early16_cols_min=15361,bwd_prefetch16_nores_nc_max=3";
+    clnorm_context *plain = device_context_with_tune(NULL), *mine = device_context_with_tune(h200 ? h200_keys : row_keys),
+                   *other = device_context_with_tune(h200 ? row_keys : h200_keys);
+    static const size_t cols[] = {12288, 13312, 14336, 15360, 16384};
+    int differ = 0;
+    for (int i = 0; i < 5; ++i)
+        for (int res = 0; res < 2; ++res) {
+            const int op = 1 | (res ? CLNORM_PLAN_BACKWARD_RES : 0);
+            const clnorm_launch_info a = plan_of(plain, op, cols[i], CLNORM_BF16), b = plan_of(mine, op, cols[i], CLNORM_BF16),
+                                     c = plan_of(other, op, cols[i], CLNORM_BF16);
+            ck_assert_msg(!memcmp(&a, &b, sizeof a), "%s: bf16 %zu%s: the plain context's plan is not the %s settings'",
+                          name, cols[i], res ? " res" : "", h200 ? "H200" : "NVIDIA row");
+            differ += memcmp(&a, &c, sizeof a) != 0;
+        }
+    ck_assert_msg(differ > 0, "%s: the H200's and the row's settings gave the same plans", name);
+    clnorm_context_release(plain);
+    clnorm_context_release(mine);
+    clnorm_context_release(other);
+}
+END_TEST
+
 /* The row sums' butterfly (plans only: shfl=1 asks for NVIDIA's shuffles, which no kernel here is
  * built with): from bwd_bfly_tpr items, not in rows of one warp, and not in backward calls with
  * dweight/dbias whose residual gradient is loaded early (bwd_dr_early16_nc_max takes 16384's
@@ -3171,6 +3226,9 @@ END_TEST
  * step on, so it follows the host (its L1d sets the CPU's local row). In a fresh context the call
  * of width first runs, then the other, each checked in full, and the second must build a program
  * of its own. Returns false (skipped) where no pair exists on this device. */
+/* the byte offset of a clnorm_launch_info field, which must be an unsigned (compile-time check) */
+#define LAUNCH_FLAG(f)                                                                                                \
+    (offsetof(clnorm_launch_info, f) + 0 * sizeof(char[sizeof(((clnorm_launch_info *)0)->f) == sizeof(unsigned) ? 1 : -1]))
 static bool variant_key_pair(size_t field, size_t step, bool first_with, int affine, uint64_t seed)
 {
     clnorm_context *probe = NULL;
@@ -3214,7 +3272,7 @@ static bool variant_key_pair(size_t field, size_t step, bool first_with, int aff
  * gave the second call the first's kernel: CL_INVALID_ARG_INDEX, or a wrong dx). */
 START_TEST(variant_key_local_row)
 {
-    if (!variant_key_pair(offsetof(clnorm_launch_info, local_row), 512, false, AFF_NONE, 0x10ca1u))
+    if (!variant_key_pair(LAUNCH_FLAG(local_row), 512, false, AFF_NONE, 0x10ca1u))
         fprintf(stderr, "variant_key_local_row: skipped, no neighbouring widths differ only in the local row here\n");
 }
 END_TEST
@@ -3224,7 +3282,7 @@ END_TEST
  * 2560 to 2816, whose local buffer has no room for the copy). */
 START_TEST(variant_key_local_weight)
 {
-    if (!variant_key_pair(offsetof(clnorm_launch_info, local_weight), 256, true, AFF_W_DX, 0x10cb1u))
+    if (!variant_key_pair(LAUNCH_FLAG(local_weight), 256, true, AFF_W_DX, 0x10cb1u))
         fprintf(stderr, "variant_key_local_weight: skipped, no neighbouring widths differ only in the local weight here\n");
 }
 END_TEST
@@ -3294,6 +3352,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_acc_local_res_edges);
     tcase_add_test(tc, plan_acc_local16_rows_per_item_fit);
     tcase_add_test(tc, plan_bfly_rule);
+    tcase_add_test(tc, plan_device_name_refinement);
     tcase_add_test(tc, plan_acc_tpr_not_cached);
     tcase_add_test(tc, plan_wide_and_acc_tpr_rules);
     tcase_add_test(tc, plan_colsweep_rule);

@@ -117,16 +117,18 @@ START_TEST(long_messages_are_cut_with_a_mark)
 END_TEST
 
 /* The table's device-name refinements (clnorm__params_fit_device), on device descriptions that no
- * CI host has: an NVIDIA H200 takes its own bounds for the 4-deep 16-bit backward rows, an H100
- * and the generic GPU row (what CLNORM_DEVICE_CLASS=gpu picks) keep the row's. */
-static clnorm_device_params fitted(const char *vendor, const char *name)
+ * CI host has: an NVIDIA H200 takes its own bounds for the 4-deep 16-bit backward rows; an H100
+ * keeps the NVIDIA row's; and a row that is not NVIDIA's keeps its values even for a device named
+ * H200 (the NVIDIA row with its vendor taken away, so that the kept values are not 0).
+ * CLNORM_DEVICE_CLASS, which picks a row by type, is unset here and restored. */
+static clnorm_device_params fitted(const clnorm_device_params *row, const char *name)
 {
     clnorm_device_info info;
     memset(&info, 0, sizeof info);
     info.type = CL_DEVICE_TYPE_GPU;
-    strcpy(info.vendor, vendor);
+    strcpy(info.vendor, "NVIDIA Corporation");
     strcpy(info.name, name);
-    clnorm_device_params p = *clnorm__params_for(&info);
+    clnorm_device_params p = *row;
     clnorm__params_fit_host(&p, &info);
     clnorm__params_fit_device(&p, &info);
     return p;
@@ -134,17 +136,30 @@ static clnorm_device_params fitted(const char *vendor, const char *name)
 
 START_TEST(device_name_refinements)
 {
-    const clnorm_device_params h100 = fitted("NVIDIA Corporation", "NVIDIA H100 80GB HBM3"),
-                               h200 = fitted("NVIDIA Corporation", "NVIDIA H200"),
-                               other = fitted("Some Vendor", "H200 lookalike");
-    ck_assert_str_eq(h100.vendor, "NVIDIA");
+    const char *cls = getenv("CLNORM_DEVICE_CLASS");
+    char *saved = cls ? strdup(cls) : NULL;
+    unsetenv("CLNORM_DEVICE_CLASS");
+    clnorm_device_info nv;
+    memset(&nv, 0, sizeof nv);
+    nv.type = CL_DEVICE_TYPE_GPU;
+    strcpy(nv.vendor, "NVIDIA Corporation");
+    const clnorm_device_params *row = clnorm__params_for(&nv);
+    if (saved) {
+        setenv("CLNORM_DEVICE_CLASS", saved, 1);
+        free(saved);
+    }
+    ck_assert_str_eq(row->vendor, "NVIDIA");
+    const clnorm_device_params h100 = fitted(row, "NVIDIA H100 80GB HBM3"), h200 = fitted(row, "NVIDIA H200");
     ck_assert_uint_eq(h100.bwd.dr_early16_cols_min, 15361);
     ck_assert_uint_eq(h100.bwd.prefetch16_nores_nc_max, 3);
     ck_assert_uint_eq(h200.bwd.dr_early16_cols_min, 0);
     ck_assert_uint_eq(h200.bwd.prefetch16_nores_nc_max, 0);
     ck_assert_uint_eq(h200.bwd.dr_early16_nc_max, h100.bwd.dr_early16_nc_max); /* the rule itself stays */
-    ck_assert_ptr_null(other.vendor);                                           /* the generic GPU row */
-    ck_assert_uint_eq(other.bwd.prefetch16_nores_nc_max, clnorm__params_for(&(clnorm_device_info){.type = CL_DEVICE_TYPE_GPU})->bwd.prefetch16_nores_nc_max);
+    clnorm_device_params other_row = *row;
+    other_row.vendor = NULL; /* a row that is not NVIDIA's: the generic GPU row's way */
+    const clnorm_device_params other = fitted(&other_row, "NVIDIA H200");
+    ck_assert_uint_eq(other.bwd.dr_early16_cols_min, 15361);
+    ck_assert_uint_eq(other.bwd.prefetch16_nores_nc_max, 3);
 }
 END_TEST
 
