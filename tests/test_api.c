@@ -1672,7 +1672,9 @@ START_TEST(plan_device_name_refinement)
                           name, cols[i], res ? " res" : "", h200 ? "H200" : "NVIDIA row");
             differ += memcmp(&a, &c, sizeof a) != 0;
         }
-    ck_assert_msg(differ > 0, "%s: the H200's and the row's settings gave the same plans", name);
+    /* (measured on these two: other NVIDIA GPUs may plan these widths without 4-deep rows) */
+    if (h200 || strstr(name, "H100"))
+        ck_assert_msg(differ > 0, "%s: the H200's and the row's settings gave the same plans", name);
     clnorm_context_release(plain);
     clnorm_context_release(mine);
     clnorm_context_release(other);
