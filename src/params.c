@@ -1077,7 +1077,8 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
                  (size_t)L.tpr * L.rpw * L.rpi * L.ncache * L.vec * max_elem <= op->dr_early;
     /* ... but not in acc_local16's all-16-bit rows cached more than dr_early16_nc_max vectors deep
      * from dr_early16_cols_min columns on (NV_DR_EARLY16_NC_MAX, NV_DR_EARLY16_COLS_MIN: the rows of
-     * 15361-16384 cols, 4 deep with every item's fourth vector nearly all taken) */
+     * 15361-16384 cols, 4 deep with every item's fourth vector nearly all taken; on an H200,
+     * clnorm__params_fit_device, every 4-deep row, 12289-16384) */
     if (L.dr_early && acc16 && op->dr_early16_nc_max && L.ncache > op->dr_early16_nc_max &&
         cols >= op->dr_early16_cols_min)
         L.dr_early = false;
