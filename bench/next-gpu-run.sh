@@ -11,6 +11,12 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 45 (0.34.0, three calls on an H200): the refinement as shipped gave what its variants
+# predicted (BF16 backward 0.80-0.82 at 13312-16384, backward_res 0.71-0.75 at 13312-15360), the
+# whole suite passed (133/133) and --full is docs/h200-full.json (BF16 backward 16384 0.81, fused
+# 1.27x). F32 16384's leads lost (local keep of dx's second read, L2 prefetch, two groups with
+# -cl-nv-maxrregcount=64, 1024 items). Still due on an H100 (no start came this session):
+#     SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite
 # Session 44 (0.34.0, two calls on an H100, one on an H200): 0.33.0's kernels passed 122 of the
 # suite's 131 tests on the H100 (bench_vs_onednn_smoke is not built there; none failed; nine ran
 # out of time in `ship`'s first set); --full
