@@ -192,7 +192,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|opts|tunes|survey|grid|ship|large}
+stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|regs|opts|tunes|survey|grid|ship|large}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -359,6 +359,25 @@ opts)
       done
     done > "$out/opts.txt"
     cat "$out/opts.txt"
+    ;;
+regs)
+    # Each variant's ("name=tune@options", REGS_VARIANTS) programs at REGS_SHAPES in REGS_DTYPE:
+    # per built program its kernel, its shape macros, registers and spills (-cl-nv-verbose), and
+    # the run's fractions of the copy (one bench run per variant and shape, every op checked)
+    for s in ${REGS_SHAPES:-8192x16384}; do
+      for v in ${REGS_VARIANTS:-base=}; do
+        k=${v%%=*}; t=${v#*=}; o=
+        case "$t" in *@*) o=${t#*@}; t=${t%%@*};; esac
+        env ${t:+CLNORM_TUNE=$t} CLNORM_BUILD_LOG=1 CLNORM_BUILD_OPTIONS="-cl-nv-verbose${o:+ $o}" timeout 60 \
+            "$b/clnorm-bench" --device nvidia --reps 5 --dtype ${REGS_DTYPE:-f32} --shape "$s" > /tmp/regs.txt 2> /tmp/regs.log
+        awk -v n="$k" -v s="$s" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}' /tmp/regs.txt
+        awk -v n="$k" -v s="$s" '/^clnorm: built/{k=$3; m=""; for(i=4;i<=NF;i++) if ($i ~ /^-D(TPR|NCACHE|NACC|RPI|DXB|NACC_LOCAL|NV_PREFETCH|PIPE|DR_EARLY|PARTIALS|CACHE_RAW)/) m=m" "$i}
+            /spill stores/{match($0,/[0-9]+ bytes spill stores/); st=substr($0,RSTART,RLENGTH-19); match($0,/[0-9]+ bytes spill loads/); ld=substr($0,RSTART,RLENGTH-18)}
+            /Used [0-9]+ registers/{match($0,/Used [0-9]+ registers/); r=substr($0,RSTART+5,RLENGTH-15);
+                           if (k ~ /backward/) printf "%s %s regs %s spill %s/%s %s%s\n", s, n, r, st, ld, k, m}' /tmp/regs.log | sort -u
+      done
+    done > "$out/regs.txt"
+    cat "$out/regs.txt"
     ;;
 ptx)
     # What NVIDIA's compiler makes of the kernels of some shapes (PTX_SHAPES, BF16): each program

@@ -408,8 +408,17 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             const ulong nr0 = row0 + blocks_step() * RPW * RPI;
             for (int i = 0; i < RPI; ++i)
                 if (nr0 + i < rows) {
-                    PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)
-                    PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)
+                    /* (PF_PART, PF_DY: session 45's experiment, through CLNORM_BUILD_OPTIONS:
+                     * PF_PART quarters of each row, dy's or not) */
+#ifndef PF_PART
+#define PF_PART 4
+#endif
+#ifndef PF_DY
+#define PF_DY 1
+#endif
+                    PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)) * PF_PART / 4, lane)
+                    if (PF_DY)
+                        PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)) * PF_PART / 4, lane)
                 }
         }
 #endif
