@@ -328,11 +328,11 @@ split)
 tunes)
     # CLNORM_TUNE variants ("name=tune" list, TUNES_VARIANTS) at shapes (TUNES_SHAPES) in one dtype
     # (TUNES_DTYPE), every op's fraction of the copy and the checks, one run each; a variant
-    # "name=tune@options" also sets CLNORM_BUILD_OPTIONS (experimental kernel -D switches)
+    # "name=tune@options" also sets CLNORM_BUILD_OPTIONS (experimental kernel -D switches; ',' for ' ')
     for s in ${TUNES_SHAPES:-131200x1023}; do
       for v in ${TUNES_VARIANTS:-new=}; do
         k=${v%%=*}; t=${v#*=}; o=
-        case "$t" in *@*) o=${t#*@}; t=${t%%@*};; esac
+        case "$t" in *@*) o=${t#*@}; o=${o//,/ }; t=${t%%@*};; esac
         env ${t:+CLNORM_TUNE=$t} ${o:+"CLNORM_BUILD_OPTIONS=$o"} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype ${TUNES_DTYPE:-bf16} --shape "$s" 2>&1 |
           awk -v n="$k" -v s="$s" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0} /rror/{print s, n, substr($0, 1, 300)}'
       done
@@ -367,7 +367,7 @@ regs)
     for s in ${REGS_SHAPES:-8192x16384}; do
       for v in ${REGS_VARIANTS:-base=}; do
         k=${v%%=*}; t=${v#*=}; o=
-        case "$t" in *@*) o=${t#*@}; t=${t%%@*};; esac
+        case "$t" in *@*) o=${t#*@}; o=${o//,/ }; t=${t%%@*};; esac
         env ${t:+CLNORM_TUNE=$t} CLNORM_BUILD_LOG=1 CLNORM_BUILD_OPTIONS="-cl-nv-verbose${o:+ $o}" timeout 60 \
             "$b/clnorm-bench" --device nvidia --reps 5 --dtype ${REGS_DTYPE:-f32} --shape "$s" > /tmp/regs.txt 2> /tmp/regs.log
         awk -v n="$k" -v s="$s" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}' /tmp/regs.txt
