@@ -404,6 +404,14 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
 #ifdef NV_PREFETCH
+        /* (PF_DR, session 45's experiment: the residual gradient's rows into L2 too, this block's
+         * (2), read after the row sums, or the next block's (1)) */
+#if defined(PF_DR) && PF_DR == 2
+        if (flags & BWD_DRES)
+            for (int i = 0; i < RPI; ++i)
+                if (row0 + i < rows)
+                    PREFETCH_ROW(dr + dr_off + (row0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
+#endif
         if (blk + blocks_step() < blk_end) {
             const ulong nr0 = row0 + blocks_step() * RPW * RPI;
             for (int i = 0; i < RPI; ++i)
@@ -419,6 +427,10 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                     PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)) * PF_PART / 4, lane)
                     if (PF_DY)
                         PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)) * PF_PART / 4, lane)
+#if defined(PF_DR) && PF_DR == 1
+                    if (flags & BWD_DRES)
+                        PREFETCH_ROW(dr + dr_off + (nr0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
+#endif
                 }
         }
 #endif
