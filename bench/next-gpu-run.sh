@@ -15,8 +15,20 @@
 # predicted (BF16 backward 0.80-0.82 at 13312-16384, backward_res 0.71-0.75 at 13312-15360), the
 # whole suite passed (133/133) and --full is docs/h200-full.json (BF16 backward 16384 0.81, fused
 # 1.27x). F32 16384's leads lost (local keep of dx's second read, L2 prefetch, two groups with
-# -cl-nv-maxrregcount=64, 1024 items). Still due on an H100 (no start came this session):
-#     SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite
+# -cl-nv-maxrregcount=64, 1024 items). Due next (no start came for them this session):
+#   on an H200 (then an H100): the L2-prefetch experiments that backward.cl's PF_PART / PF_DY /
+#   PF_DR switches hold (build options only; a guess: F32 16384's next-row prefetch, 17 MB a wave
+#   on top of the rows being read, thrashes L2, where BF16's half-size rows fit), with registers:
+#     REGS_DTYPE=f32 REGS_SHAPES=8192x16384 REGS_VARIANTS='base= pf=bwd_nacc=16 pf2=bwd_nacc=16@-DPF_PART=2
+#       pf1=bwd_nacc=16@-DPF_PART=1 fpf=@-DNV_PREFETCH fpf2=@-DNV_PREFETCH,-DPF_PART=2 base2=
+#       pf22=bwd_nacc=16@-DPF_PART=2' bash bench/next-gpu-run.sh regs
+#     (bwd_nacc=16 lifts the "at most half of nacc" bound so the fp32 16384 rows take the prefetch;
+#     -DNV_PREFETCH forces it into every backward program, the residual gradient's too)
+#     REGS_DTYPE=bf16 REGS_SHAPES='8192x16384 9362x14336' REGS_VARIANTS='base= p2=@-DPF_PART=2
+#       dr2=@-DPF_DR=2 dr1=@-DPF_DR=1 base2= dr22=@-DPF_DR=2' bash bench/next-gpu-run.sh regs
+#     (PF_DR=2: this block's residual-gradient row into L2 at the block's start, which the H200's
+#     rows read late since 0.34.0; on the H100 the next block's (PF_DR=1) lost 10 % in session 42)
+#   on an H100: SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite
 # Session 44 (0.34.0, two calls on an H100, one on an H200): 0.33.0's kernels passed 122 of the
 # suite's 131 tests on the H100 (bench_vs_onednn_smoke is not built there; none failed; nine ran
 # out of time in `ship`'s first set); --full
