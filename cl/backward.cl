@@ -52,6 +52,16 @@
 #ifndef PARTIALS
 #define PARTIALS 1
 #endif
+/* NV_PREFETCH's rows (session 45's experiment, set only through CLNORM_BUILD_OPTIONS; the host
+ * sets none of these, and the defaults prefetch what it always did: the next block's x and dy
+ * rows whole): PF_PART quarters of each row, PF_DY 0 x's alone, PF_DR the residual gradient's rows
+ * too (2: this block's, 1: the next block's) */
+#ifndef PF_PART
+#define PF_PART 4
+#endif
+#ifndef PF_DY
+#define PF_DY 1
+#endif
 #if RPI == 1
 typedef float2 sums_t;
 #define ROW_SUMS row_sum2
@@ -404,8 +414,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
 #ifdef NV_PREFETCH
-        /* (PF_DR, session 45's experiment: the residual gradient's rows into L2 too, this block's
-         * (2), read after the row sums, or the next block's (1)) */
+        /* (PF_DR: see PF_PART above; this block's residual-gradient row is read after its row sums) */
 #if defined(PF_DR) && PF_DR == 2
         if (flags & BWD_DRES)
             for (int i = 0; i < RPI; ++i)
@@ -416,14 +425,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             const ulong nr0 = row0 + blocks_step() * RPW * RPI;
             for (int i = 0; i < RPI; ++i)
                 if (nr0 + i < rows) {
-                    /* (PF_PART, PF_DY: session 45's experiment, through CLNORM_BUILD_OPTIONS:
-                     * PF_PART quarters of each row, dy's or not) */
-#ifndef PF_PART
-#define PF_PART 4
-#endif
-#ifndef PF_DY
-#define PF_DY 1
-#endif
+                    /* (PF_PART quarters of each row, dy's or not: see PF_PART above) */
                     PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)) * PF_PART / 4, lane)
                     if (PF_DY)
                         PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)) * PF_PART / 4, lane)
