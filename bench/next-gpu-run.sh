@@ -17,15 +17,19 @@
 # 1.27x). F32 16384's leads lost (local keep of dx's second read, L2 prefetch, two groups with
 # -cl-nv-maxrregcount=64, 1024 items). Due next (no start came for them this session):
 #   on an H200 (then an H100): the L2-prefetch experiments that backward.cl's PF_PART / PF_DY /
-#   PF_DR switches hold (build options only; a guess: F32 16384's next-row prefetch, 17 MB a wave
-#   on top of the rows being read, thrashes L2, where BF16's half-size rows fit), with registers:
-#     REGS_DTYPE=f32 REGS_SHAPES=8192x16384 REGS_VARIANTS='base= pf=bwd_nacc=16 pf2=bwd_nacc=16@-DPF_PART=2
-#       pf1=bwd_nacc=16@-DPF_PART=1 fpf=@-DNV_PREFETCH fpf2=@-DNV_PREFETCH,-DPF_PART=2 base2=
-#       pf22=bwd_nacc=16@-DPF_PART=2' bash bench/next-gpu-run.sh regs
+#   PF_DR / PF_CUR / PF_NEXT switches hold (build options only; a guess: F32 16384's next-row
+#   prefetch, 17 MB a wave on top of the rows being read, thrashes L2, where BF16's half-size rows
+#   fit; PF_CUR instead asks for the row being read, whose loads the sums' registers keep from all
+#   being in flight at once), with registers:
+#     REGS_DTYPE=f32 REGS_SHAPES=8192x16384 REGS_VARIANTS='base= cur=@-DNV_PREFETCH,-DPF_CUR=1,-DPF_NEXT=0
+#       curdr=@-DNV_PREFETCH,-DPF_CUR=1,-DPF_NEXT=0,-DPF_DR=2 pf2=bwd_nacc=16@-DPF_PART=2
+#       pf1=bwd_nacc=16@-DPF_PART=1 fpf2=@-DNV_PREFETCH,-DPF_PART=2 base2= cur2=@-DNV_PREFETCH,-DPF_CUR=1,-DPF_NEXT=0'
+#       bash bench/next-gpu-run.sh regs
 #     (bwd_nacc=16 lifts the "at most half of nacc" bound so the fp32 16384 rows take the prefetch;
-#     -DNV_PREFETCH forces it into every backward program, the residual gradient's too)
+#     -DNV_PREFETCH forces it into every backward program, the residual gradient's too; the whole
+#     next-row prefetch, `pf=bwd_nacc=16`, lost 20 % in session 45)
 #     REGS_DTYPE=bf16 REGS_SHAPES='8192x16384 9362x14336' REGS_VARIANTS='base= p2=@-DPF_PART=2
-#       dr2=@-DPF_DR=2 dr1=@-DPF_DR=1 base2= dr22=@-DPF_DR=2' bash bench/next-gpu-run.sh regs
+#       dr2=@-DPF_DR=2 dr1=@-DPF_DR=1 cur=@-DPF_CUR=1,-DPF_NEXT=0 base2= dr22=@-DPF_DR=2' bash bench/next-gpu-run.sh regs
 #     (PF_DR=2: this block's residual-gradient row into L2 at the block's start, which the H200's
 #     rows read late since 0.34.0; on the H100 the next block's (PF_DR=1) lost 10 % in session 42)
 #   on an H100: SUITE_REGEX='colsweep|pipe_narrow|gpu_shapes_wide|stream_tpr' bash bench/next-gpu-run.sh suite

@@ -55,12 +55,21 @@
 /* NV_PREFETCH's rows (session 45's experiment, set only through CLNORM_BUILD_OPTIONS; the host
  * sets none of these, and the defaults prefetch what it always did: the next block's x and dy
  * rows whole): PF_PART quarters of each row, PF_DY 0 x's alone, PF_DR the residual gradient's rows
- * too (2: this block's, 1: the next block's) */
+ * too (2: this block's, 1: the next block's), PF_NEXT 0 none of the next block's, PF_CUR 1 this
+ * block's x and dy rows at its start (the loads of a row that are not all in flight at once, as
+ * where the sums fill the registers, then find L2, with only the rows being read taking room in
+ * it) */
 #ifndef PF_PART
 #define PF_PART 4
 #endif
 #ifndef PF_DY
 #define PF_DY 1
+#endif
+#ifndef PF_NEXT
+#define PF_NEXT 1
+#endif
+#ifndef PF_CUR
+#define PF_CUR 0
 #endif
 #if RPI == 1
 typedef float2 sums_t;
@@ -414,14 +423,21 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
 #ifdef NV_PREFETCH
-        /* (PF_DR: see PF_PART above; this block's residual-gradient row is read after its row sums) */
+        /* (PF_CUR, PF_DR: see PF_PART above; this block's residual-gradient row is read after its
+         * row sums) */
+        if (PF_CUR)
+            for (int i = 0; i < RPI; ++i)
+                if (row0 + i < rows) {
+                    PREFETCH_ROW(x + x_off + (row0 + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)
+                    PREFETCH_ROW(dy + dy_off + (row0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)
+                }
 #if defined(PF_DR) && PF_DR == 2
         if (flags & BWD_DRES)
             for (int i = 0; i < RPI; ++i)
                 if (row0 + i < rows)
                     PREFETCH_ROW(dr + dr_off + (row0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
 #endif
-        if (blk + blocks_step() < blk_end) {
+        if (PF_NEXT && blk + blocks_step() < blk_end) {
             const ulong nr0 = row0 + blocks_step() * RPW * RPI;
             for (int i = 0; i < RPI; ++i)
                 if (nr0 + i < rows) {
@@ -477,7 +493,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                     sg[i] += g;
                     sgx[i] += g * xhat;
 #if PARTIALS
-                    if (PH_ROW(row0 + i) < rows) {
+                    if (row0 + i < rows) {
                         ACC_ADD(j, d * xhat, d)
                     }
 #endif
