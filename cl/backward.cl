@@ -493,7 +493,7 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                     sg[i] += g;
                     sgx[i] += g * xhat;
 #if PARTIALS
-                    if (row0 + i < rows) {
+                    if (PH_ROW(row0 + i) < rows) {
                         ACC_ADD(j, d * xhat, d)
                     }
 #endif
