@@ -527,12 +527,19 @@ static size_t compute_units(const clnorm_context *ctx)
     return cus;
 }
 
-/* A context with table row cls ("gpu", "cpu") and CLNORM_TUNE = tune (the environment is restored) */
+/* A context with table row cls ("gpu", "cpu"; NULL: the device's own row) and CLNORM_TUNE = tune
+ * (NULL: none); the environment is restored */
 static clnorm_context *class_context_with_tune(const char *cls, const char *tune)
 {
     char *saved_class = save_env("CLNORM_DEVICE_CLASS"), *saved_tune = save_env("CLNORM_TUNE");
-    setenv("CLNORM_DEVICE_CLASS", cls, 1);
-    setenv("CLNORM_TUNE", tune, 1);
+    if (cls)
+        setenv("CLNORM_DEVICE_CLASS", cls, 1);
+    else
+        unsetenv("CLNORM_DEVICE_CLASS");
+    if (tune)
+        setenv("CLNORM_TUNE", tune, 1);
+    else
+        unsetenv("CLNORM_TUNE");
     clnorm_context *ctx = NULL;
     const clnorm_status st = clnorm_context_create(NULL, &ctx);
     restore_env("CLNORM_DEVICE_CLASS", saved_class);
@@ -1630,21 +1637,7 @@ END_TEST
  * those of the row's (15361, 3), and the two differ (at 16384 without a residual gradient, the
  * prefetch). The white-box test in test_program_cache checks the rule on described devices; this
  * one checks that a context takes it. Elsewhere: skipped. */
-static clnorm_context *device_context_with_tune(const char *tune)
-{
-    char *saved_class = save_env("CLNORM_DEVICE_CLASS"), *saved_tune = save_env("CLNORM_TUNE");
-    unsetenv("CLNORM_DEVICE_CLASS");
-    if (tune)
-        setenv("CLNORM_TUNE", tune, 1);
-    else
-        unsetenv("CLNORM_TUNE");
-    clnorm_context *ctx = NULL;
-    const clnorm_status st = clnorm_context_create(NULL, &ctx);
-    restore_env("CLNORM_DEVICE_CLASS", saved_class);
-    restore_env("CLNORM_TUNE", saved_tune);
-    ck_assert_msg(st == CLNORM_SUCCESS, "%s", clnorm_context_last_error(NULL));
-    return ctx;
-}
+static clnorm_context *device_context_with_tune(const char *tune) { return class_context_with_tune(NULL, tune); }
 
 START_TEST(plan_device_name_refinement)
 {
