@@ -226,6 +226,13 @@ old_keys="fwd_narrow_item_bytes=0,bwd_narrow_item_bytes=0,phase_vec_max=0,phase_
 rules28_off="fwd_narrow_from_bytes=0,phase_cached_tpr_max=0,bwd_phase_rpi16_res=0,bwd_phase_nopipe16_res=0"
 
 # /tmp/clnorm-plan OP ROWS COLS DTYPE ...: each shape's launch plan under the current CLNORM_TUNE
+# split_variant "name=tune@options": k (name), t (CLNORM_TUNE) and o (CLNORM_BUILD_OPTIONS, ',' for
+# ' '; empty without '@')
+split_variant() {
+    k=${1%%=*}; t=${1#*=}; o=
+    case "$t" in *@*) o=${t#*@}; o=${o//,/ }; t=${t%%@*};; esac
+}
+
 build_plan_tool() {
 cat > /tmp/clnorm-plan.c <<'PLAN'
 #include <clnorm.h>
@@ -347,8 +354,7 @@ tunes)
     # "name=tune@options" also sets CLNORM_BUILD_OPTIONS (experimental kernel -D switches; ',' for ' ')
     for s in ${TUNES_SHAPES:-131200x1023}; do
       for v in ${TUNES_VARIANTS:-new=}; do
-        k=${v%%=*}; t=${v#*=}; o=
-        case "$t" in *@*) o=${t#*@}; o=${o//,/ }; t=${t%%@*};; esac
+        split_variant "$v"
         env ${t:+CLNORM_TUNE=$t} ${o:+"CLNORM_BUILD_OPTIONS=$o"} timeout 60 "$b/clnorm-bench" --device nvidia --reps 10 --dtype ${TUNES_DTYPE:-bf16} --shape "$s" 2>&1 |
           awk -v n="$k" -v s="$s" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0} /rror/{print s, n, substr($0, 1, 300)}'
       done
@@ -382,8 +388,7 @@ regs)
     # the run's fractions of the copy (one bench run per variant and shape, every op checked)
     for s in ${REGS_SHAPES:-8192x16384}; do
       for v in ${REGS_VARIANTS:-base=}; do
-        k=${v%%=*}; t=${v#*=}; o=
-        case "$t" in *@*) o=${t#*@}; o=${o//,/ }; t=${t%%@*};; esac
+        split_variant "$v"
         env ${t:+CLNORM_TUNE=$t} CLNORM_BUILD_LOG=1 CLNORM_BUILD_OPTIONS="-cl-nv-verbose${o:+ $o}" timeout 60 \
             "$b/clnorm-bench" --device nvidia --reps 5 --dtype ${REGS_DTYPE:-f32} --shape "$s" > /tmp/regs.txt 2> /tmp/regs.log
         awk -v n="$k" -v s="$s" '$1~/^(forward|backward|backward_res|backward_dx|backward_dx_res|unfused)$/{printf "%s %s %s %s\n", s, n, $1, $8} /checks:/{print s, n, $0}' /tmp/regs.txt

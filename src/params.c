@@ -371,6 +371,8 @@ void clnorm__params_fit_device(clnorm_device_params *p, const clnorm_device_info
      *   (bwd_prefetch16_nores_nc_max 0), backward, row (3) / 0: H200 13312 0.731 / 0.799, 14336
      *   0.756 / 0.813, 15360 0.769 / 0.814, 16384 0.777 / 0.810 (one run each); the H100 lost
      *   13 % at 16384 (0.93 -> 0.81) and 7.5 % at 14336 with it.
+     * Session 45, as shipped against the H100's settings (two alternations): backward 0.80-0.82
+     * against 0.74-0.78 at 13312-16384, backward_res 0.71-0.75 against 0.67 at 13312-15360.
      * The name test also takes a GH200 (unmeasured; its memory is as fast as the H200's or
      * nearly), and nothing else NVIDIA names today. */
     if (p->vendor && strcmp(p->vendor, "NVIDIA") == 0 && clnorm__contains_nocase(info->name, "H200")) {
