@@ -58,7 +58,9 @@
  * too (2: this block's, 1: the next block's), PF_NEXT 0 none of the next block's, PF_CUR 1 this
  * block's x and dy rows at its start (the loads of a row that are not all in flight at once, as
  * where the sums fill the registers, then find L2, with only the rows being read taking room in
- * it) */
+ * it), PF_LATE 1 the next block's rows after this block's first read instead of at its start (so
+ * that they come from memory beside this block's row sums and dx pass, which read L2, not beside
+ * its first read, which reads memory) */
 #ifndef PF_PART
 #define PF_PART 4
 #endif
@@ -71,6 +73,27 @@
 #ifndef PF_CUR
 #define PF_CUR 0
 #endif
+#ifndef PF_LATE
+#define PF_LATE 0
+#endif
+/* the next block's rows into L2 (NV_PREFETCH; PF_PART quarters of each row, dy's or not, the
+ * residual gradient's with PF_DR 1: see above) */
+#if defined(PF_DR) && PF_DR == 1
+#define PF_NEXT_DR(r) if (flags & BWD_DRES) PREFETCH_ROW(dr + dr_off + (r) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
+#else
+#define PF_NEXT_DR(r)
+#endif
+#define PF_NEXT_BLOCK()                                                                           \
+    if (blk + blocks_step() < blk_end) {                                                          \
+        const ulong nr0 = row0 + blocks_step() * RPW * RPI;                                       \
+        for (int i = 0; i < RPI; ++i)                                                             \
+            if (nr0 + i < rows) {                                                                 \
+                PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)) * PF_PART / 4, lane) \
+                if (PF_DY)                                                                        \
+                    PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)) * PF_PART / 4, lane) \
+                PF_NEXT_DR(nr0 + i)                                                               \
+            }                                                                                     \
+    }
 #if RPI == 1
 typedef float2 sums_t;
 #define ROW_SUMS row_sum2
@@ -437,20 +460,8 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
                 if (row0 + i < rows)
                     PREFETCH_ROW(dr + dr_off + (row0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
 #endif
-        if (PF_NEXT && blk + blocks_step() < blk_end) {
-            const ulong nr0 = row0 + blocks_step() * RPW * RPI;
-            for (int i = 0; i < RPI; ++i)
-                if (nr0 + i < rows) {
-                    /* (PF_PART quarters of each row, dy's or not: see PF_PART above) */
-                    PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)) * PF_PART / 4, lane)
-                    if (PF_DY)
-                        PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)) * PF_PART / 4, lane)
-#if defined(PF_DR) && PF_DR == 1
-                    if (flags & BWD_DRES)
-                        PREFETCH_ROW(dr + dr_off + (nr0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
-#endif
-                }
-        }
+        if (PF_NEXT && !PF_LATE)
+            PF_NEXT_BLOCK()
 #endif
 #if NCACHE > 0
 #ifdef PIPE
@@ -632,6 +643,10 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
             (void)ab;
 #endif
         }
+#if defined(NV_PREFETCH) && PF_LATE
+        if (PF_NEXT)
+            PF_NEXT_BLOCK()
+#endif
 #if ROWS_TOGETHER
         /* one item per row: the RPI rows' means of g and g * x-hat at once (ROWS_HSUM: the same
          * bits as row by row, whose scalar sums and divisions were most of a short row's time) */
