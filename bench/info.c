@@ -163,7 +163,7 @@ static void print_plans(unsigned p, unsigned d)
             clnorm_context_program_count(ctx));
     else
         printf("        launch plans (clnorm_launch_plan, rows = %zu, dense tensors):\n"
-               "          op          dtype   cols  vector  items/row  rows/group  group size  reg.cache  reg.acc  groups  rows/item  raw  pipe  reread  local.acc  local.row  reread.vec  col.sweep  1read  l2pf  unal  phase  early  bfly  local.w\n",
+               "          op          dtype   cols  vector  items/row  rows/group  group size  reg.cache  reg.acc  groups  rows/item  raw  pipe  reread  local.acc  local.row  reread.vec  col.sweep  1read  l2pf  l2pf.cur  unal  phase  early  bfly  local.w\n",
             g_rows);
     /* clnorm_launch_plan's 0, 1, 2, and the two backward calls with a residual gradient (whose
      * residual_early the others cannot show) */
@@ -184,25 +184,25 @@ static void print_plans(unsigned p, unsigned d)
                                "\"work_groups\": %zu, \"rows_per_item\": %u, \"raw_cache\": %u, \"pipelined\": %u, "
                                "\"reread_batch\": %u, \"local_accumulators\": %u, \"local_row\": %u, \"reread_vectors\": %u, "
                                "\"column_sweep\": %u, \"one_read_stats\": %u, \"l2_prefetch\": %u, \"unaligned\": %u, \"row_phase\": %u, "
-                               "\"residual_early\": %u, \"row_sum_butterfly\": %u, \"local_weight\": %u}",
+                               "\"residual_early\": %u, \"row_sum_butterfly\": %u, \"local_weight\": %u, \"l2_prefetch_current\": %u}",
                             L.vector_width, L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
                             L.register_accumulators, L.work_groups, L.rows_per_item, L.raw_cache, L.pipelined,
                             L.reread_batch, L.local_accumulators, L.local_row, L.reread_vectors, L.column_sweep,
                             L.one_read_stats, L.l2_prefetch, L.unaligned, L.row_phase, L.residual_early,
-                            L.row_sum_butterfly, L.local_weight);
+                            L.row_sum_butterfly, L.local_weight, L.l2_prefetch_current);
                     else {
                         printf(", \"error\": ");
                         json_str(clnorm_status_string(st));
                         printf("}");
                     }
                 } else if (st == CLNORM_SUCCESS) {
-                    printf("          %-10s  %-5s %6zu  %6u  %9u  %10u  %10u  %9u  %7u  %6zu  %9u  %3u  %4u  %6u  %9u  %9u  %10u  %9u  %5u  %4u  %4u  %5u  %5u  %4u  %7u\n",
+                    printf("          %-10s  %-5s %6zu  %6u  %9u  %10u  %10u  %9u  %7u  %6zu  %9u  %3u  %4u  %6u  %9u  %9u  %10u  %9u  %5u  %4u  %8u  %4u  %5u  %5u  %4u  %7u\n",
                         op_names[op], dtype_name(g_dtypes[it]), g_cols[ic], L.vector_width,
                         L.items_per_row, L.rows_per_group, L.work_group_size, L.register_cache,
                         L.register_accumulators, L.work_groups, L.rows_per_item, L.raw_cache, L.pipelined,
                         L.reread_batch, L.local_accumulators, L.local_row, L.reread_vectors, L.column_sweep,
-                        L.one_read_stats, L.l2_prefetch, L.unaligned, L.row_phase, L.residual_early,
-                        L.row_sum_butterfly, L.local_weight);
+                        L.one_read_stats, L.l2_prefetch, L.l2_prefetch_current, L.unaligned, L.row_phase,
+                        L.residual_early, L.row_sum_butterfly, L.local_weight);
                 } else {
                     printf("          %-10s  %-5s %6zu  %s\n", op_names[op], dtype_name(g_dtypes[it]),
                         g_cols[ic], clnorm_status_string(st));

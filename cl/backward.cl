@@ -52,15 +52,15 @@
 #ifndef PARTIALS
 #define PARTIALS 1
 #endif
-/* NV_PREFETCH's rows (session 45's experiment, set only through CLNORM_BUILD_OPTIONS; the host
- * sets none of these, and the defaults prefetch what it always did: the next block's x and dy
- * rows whole): PF_PART quarters of each row, PF_DY 0 x's alone, PF_DR the residual gradient's rows
- * too (2: this block's, 1: the next block's), PF_NEXT 0 none of the next block's, PF_CUR 1 this
- * block's x and dy rows at its start (the loads of a row that are not all in flight at once, as
- * where the sums fill the registers, then find L2, with only the rows being read taking room in
- * it), PF_LATE 1 the next block's rows after this block's first read instead of at its start (so
- * that they come from memory beside this block's row sums and dx pass, which read L2, not beside
- * its first read, which reads memory) */
+/* NV_PREFETCH's rows. PF_CUR 1 (host-set with PF_LATE 1, launch flag pf_cur: fp32 rows read twice
+ * beside the sums in registers, all-16-bit ones with a residual gradient): this block's x and dy
+ * rows too, at its start, so that the loads of a row that cannot all be in flight at once (the
+ * sums fill the registers) find L2; PF_LATE 1 the next block's rows after this block's first read
+ * instead of at its start, beside its row sums and dx pass (which read L2) rather than beside its
+ * first read (which reads memory). Session 45's experiments, through CLNORM_BUILD_OPTIONS only:
+ * PF_PART quarters of each next row, PF_DY 0 x's alone, PF_DR the residual gradient's rows too
+ * (2: this block's, 1: the next block's), PF_NEXT 0 none of the next block's. The defaults
+ * prefetch the next block's x and dy rows whole at the block's start. */
 #ifndef PF_PART
 #define PF_PART 4
 #endif

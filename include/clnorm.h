@@ -228,7 +228,14 @@
  *     `bwd_dxb` and `bwd_dxb16` (rows not cached whose dweight/dbias sums are: dx's second read
  *     of x and dy in batches of this many vectors, loads before stores, for calls whose widest
  *     element is 4 bytes and for all-16-bit calls; 0 = a loop, else up to 16), `bwd_prefetch_cols` (as `bwd_prefetch16_cols` for calls
- *     whose widest element is 4 bytes and that have no residual gradient), `bwd_acc_groups` (calls
+ *     whose widest element is 4 bytes and that have no residual gradient), `bwd_prefetch_cur_cols`
+ *     (NVIDIA, backward calls with dweight/dbias whose widest element is 4 bytes and whose row is
+ *     read twice beside the sums in registers, from this many cols on, with or without a residual
+ *     gradient: each item also asks L2 for its share of the row block being read, at the block's
+ *     start, and for the next block's after the first read, see `l2_prefetch_current` in
+ *     #clnorm_launch_info; 0 = never; NVIDIA's table 12289, since 0.35.0),
+ *     `bwd_prefetch16_cur_res` (the same for all-16-bit calls with a residual gradient wherever
+ *     `bwd_prefetch16_cols` has their prefetch on; 0 or 1, NVIDIA's table 1), `bwd_acc_groups` (calls
  *     whose dweight/dbias sums are in registers but whose row is not cached: at most this many
  *     persistent work-groups per compute unit; 0 = no cap, else up to 64), `bwd_fill16`
  *     (all-16-bit calls with dweight/dbias whose row is cached and one row per item: half the items
@@ -674,7 +681,7 @@ CLNORM_API clnorm_status clnorm_layer_norm_backward(clnorm_context *ctx, size_t 
  * @{ */
 
 /** The launch shape of one forward or backward kernel call. (0.2 appended rows_per_item and
- * raw_cache, 0.3 pipelined and residual_early, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase, 0.33 row_sum_butterfly, 0.34 local_weight: a program that allocates this struct must
+ * raw_cache, 0.3 pipelined and residual_early, 0.5 reread_batch, 0.7 local_accumulators, 0.8 local_row, 0.9 reread_vectors, 0.10 column_sweep, 0.11 one_read_stats, 0.12 l2_prefetch, 0.13 unaligned, 0.15 row_phase, 0.33 row_sum_butterfly, 0.34 local_weight, 0.35 l2_prefetch_current: a program that allocates this struct must
  * be built against this header; while the version is 0.y the soname carries the minor version,
  * libclnorm.so.0.MINOR, so a program built against an older 0.y does not load.) */
 typedef struct clnorm_launch_info {
@@ -773,7 +780,8 @@ typedef struct clnorm_launch_info {
                                          dweight/dbias where its sums are in registers, in at most
                                          half of `bwd_nacc`'s vectors, table keys
                                          `bwd_prefetch16_cols`, `bwd_prefetch16_nores_nc_max`,
-                                         `bwd_prefetch_cols`), 2 the one
+                                         `bwd_prefetch_cols`, and see
+                                         #l2_prefetch_current), 2 the one
                                          after the block the second register set loads (the
                                          pipelined forward, `fwd_pipe_prefetch_cols`); 0: no
                                          prefetch (always on other devices) (0.12 appended this
@@ -833,6 +841,17 @@ typedef struct clnorm_launch_info {
                                          memory in dx's pass); 0 elsewhere, the forward included
                                          (its local row always holds weight and bias)
                                          (0.34 appended this field) */
+    unsigned l2_prefetch_current;   /**< 1 where a backward kernel with #l2_prefetch 1 also asks
+                                         L2 for the row block it is about to read, at the block's
+                                         start, and asks for the next block's only after its
+                                         first read (NVIDIA: backward calls with dweight/dbias
+                                         whose widest element is 4 bytes and whose row is read
+                                         twice beside the sums in registers, table key
+                                         `bwd_prefetch_cur_cols`, where #l2_prefetch is then 1
+                                         whatever `bwd_prefetch_cols` says; all-16-bit ones with
+                                         a residual gradient whose prefetch is on,
+                                         `bwd_prefetch16_cur_res`); 0 elsewhere (always on other
+                                         devices) (0.35 appended this field) */
 } clnorm_launch_info;
 
 /** The launch shape clnorm_layer_norm_forward() or clnorm_layer_norm_backward() would use on ctx

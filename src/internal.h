@@ -118,6 +118,14 @@ typedef struct clnorm_op_params {
                                (0: any) */
     unsigned prefetch_cols; /* the same as prefetch16_cols for calls whose widest element is 4 bytes,
                                without a residual gradient (0: never) */
+    unsigned prefetch_cur_cols; /* NVIDIA, backward with dweight/dbias whose widest element is 4
+                               bytes, the row read twice beside the sums in registers, from this
+                               many cols on, with or without a residual gradient: each item asks
+                               L2 for its share of the block being read at the block's start, and
+                               for the next block's after the first read (NV_PREFETCH with PF_CUR
+                               and PF_LATE; 0: never) */
+    unsigned prefetch16_cur_res; /* ... and all-16-bit such calls with a residual gradient wherever
+                               prefetch16_cols has their prefetch on (0: never) */
     unsigned pipe_prefetch_cols; /* forward, pipelined on a persistent grid, x cached as fp32 (not
                                raw), NVIDIA, from this many cols on: each item also asks L2 for its
                                share of the row block after the one its second register set loads
@@ -412,6 +420,8 @@ typedef struct clnorm_launch {
     bool persistent; /* forward: a persistent grid (groups per compute unit, not per row block) */
     bool prefetch;   /* backward: L2 prefetch of the next row block; forward (pipelined): of the
                         block after next (NV_PREFETCH) */
+    bool pf_cur;     /* backward with prefetch: the block being read too, at its start, and the
+                        next block's after the first read (PF_CUR, PF_LATE) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* fp32 rows in local memory (LOCAL_ROW): forward weight, bias and the item's rows;
                        backward x-hat and g of the item's rows */

@@ -238,7 +238,8 @@ static const clnorm_device_params table[] = {
      .bwd = {.target = 2, .target16 = 2, .tpr_max = 512, .wg = 256, .ncache = 3, .nacc = 8, .groups_per_cu = 4,
              .rpi = 1, .rpi16 = 1, .raw16 = 1, .tpr_max_cached = 1024, .tpr_max16 = 512, .ncache_dx = 4,
              .pipe = 1, .dr_early = 32768, .dr_early16_nc_max = NV_DR_EARLY16_NC_MAX, .dr_early16_cols_min = NV_DR_EARLY16_COLS_MIN, .rpi16_res = 2, .rpi_cols_max = 4096, .dx16_cols = 8192,
-             .prefetch16_cols = 12288, .prefetch16_nores_nc_max = 3, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192, .acc_groups = 1,
+             .prefetch16_cols = 12288, .prefetch16_nores_nc_max = 3, .dxb = 2, .pipe_vecs = 1024, .prefetch_cols = 8192,
+             .prefetch_cur_cols = 12289, .prefetch16_cur_res = 1, .acc_groups = 1,
              .fill16 = 5, .acc_local_res = 1, .acc_local16 = NV_ACC_LOCAL16, .acc_local16_nc = 3, .cache16_lacc = 4, .dxb_res = 3, .groups16 = 2, .groups16_res = 1, .bfly_tpr = 512,
              .cached_nc = 2, .ncache_wide = 6, .acc_tpr_max = 1024, .dxb_dx = 2, .groups_res = 3,
              .colsweep_cols = 16385, .colsweep16_cols = 32768, .colsweep_groups = 1, .colsweep_stream = 1, .balance = 5,
@@ -454,6 +455,8 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_pipe_vecs", &p->bwd.pipe_vecs, 0, 1u << 20, false},
         {"bwd_fill16", &p->bwd.fill16, 0, 16, false},
         {"bwd_prefetch_cols", &p->bwd.prefetch_cols, 0, 1u << 30, false},
+        {"bwd_prefetch_cur_cols", &p->bwd.prefetch_cur_cols, 0, 1u << 30, false},
+        {"bwd_prefetch16_cur_res", &p->bwd.prefetch16_cur_res, 0, 1, false},
         {"fwd_pipe_prefetch_cols", &p->fwd.pipe_prefetch_cols, 0, 1u << 30, false},
         {"bwd_acc_groups", &p->bwd.acc_groups, 0, 64, false},
         {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
@@ -1150,6 +1153,28 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
     L.prefetch = backward && partials && pf_cols && cols >= pf_cols && ctx->info.nv_cc_major > 0 && L.nacc &&
                  2 * L.nacc <= op->nacc &&
                  !(max_elem == 2 && !has_dres && op->prefetch16_nores_nc_max && L.ncache > op->prefetch16_nores_nc_max);
+    /* ... and the block being read, at its start, the next block's then asked for after the first
+     * read (PF_CUR, PF_LATE): in fp32 rows read twice beside the sums in registers (whose first
+     * read cannot have all its loads in flight beside 64 registers of sums; the next block alone
+     * lost there, see above), with or without a residual gradient, and in all-16-bit rows with a
+     * residual gradient where the prefetch is on. Session 46, an H100, fraction of the copy,
+     * backward / backward_res, two alternations, table -> this: fp32 13312 0.747 / 0.820, 0.746
+     * / 0.816 -> 0.841 / 0.924, 0.824 / 0.927; 14336 0.770 / 0.832, 0.772 / 0.826 -> 0.817 /
+     * 0.924, 0.836 / 0.926; 15360 0.739 / 0.792, 0.738 / 0.797 -> 0.807 / 0.877, 0.799 / 0.873;
+     * 16384 0.753 / 0.805, 0.754 / 0.807 -> 0.802 / 0.869, 0.789 / 0.877 (the block being read
+     * alone, the next one not at all: 0.786 / 0.866, 0.782 / 0.871; fp32 rows cached in
+     * registers, 11264 / 12288, gained 0-1 %); bf16 backward_res 13312 0.830 / 0.834 -> 0.896 /
+     * 0.890, 14336 0.835 / 0.828 -> 0.890 / 0.901, 15360 0.817 / 0.825 -> 0.870 / 0.885, 16384
+     * 0.826 / 0.825 -> 0.857 / 0.863, 12288 a tie (0.959 / 0.951 -> 0.961 / 0.960 with the block
+     * being read alone); bf16 without a residual gradient: a tie at 13312-16384 and 12288 0.93 ->
+     * 0.87, so not there. The fp32 32768 rows (sums in the workspace, not here) lost 7 % */
+    L.pf_cur = false;
+    if (backward && partials && ctx->info.nv_cc_major > 0 && L.nacc) {
+        if (max_elem == 4 && !L.ncache && op->prefetch_cur_cols && cols >= op->prefetch_cur_cols)
+            L.pf_cur = L.prefetch = true;
+        else if (max_elem == 2 && has_dres && L.prefetch && op->prefetch16_cur_res)
+            L.pf_cur = true;
+    }
     /* NVIDIA's row sums: the warps' sums added by a butterfly where rows take bfly_tpr items or
      * more (one or two groups per compute unit, which spent issue slots on the loop over them; the
      * H200, ms, loop -> butterfly: bf16 forward 16384 0.1473 -> 0.1454, 32768 0.1648 -> 0.1530,
@@ -1500,7 +1525,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
         return false;
     if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
         L.dxb = 1;
-    L.prefetch = false; /* (NV_PREFETCH: not with PHASE) */
+    L.prefetch = L.pf_cur = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;
     /* plan_core planned one class (rows / p rows, its blocks): a grid per class where that is
      * one block a group (few rows); else the persistent grid kept near its size, in whole

@@ -10,7 +10,7 @@ import sys
 FIELDS = ("vector_width items_per_row rows_per_group work_group_size register_cache "
           "register_accumulators work_groups rows_per_item raw_cache pipelined reread_batch "
           "local_accumulators local_row reread_vectors column_sweep one_read_stats l2_prefetch "
-          "unaligned row_phase residual_early row_sum_butterfly local_weight").split()
+          "unaligned row_phase residual_early row_sum_butterfly local_weight l2_prefetch_current").split()
 OPS = ("forward", "backward", "bwd_dx", "bwd_res", "bwd_dx_res")
 
 

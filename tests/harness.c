@@ -76,7 +76,7 @@ static size_t compute_units(void)
 /* CLNORM_TEST_EXPECT_PLAN, set by a CTest variant next to its CLNORM_TUNE:
  * "op,dtype,cols,field=value,...|..." (op fwd, bwd, bwd_res, dx or dx_res; dtype f32, bf16 or
  * f16; fields pipelined, raw_cache, register_cache, reread_batch, rows_per_item,
- * local_accumulators, local_row, reread_vectors, items_per_row, register_accumulators, column_sweep_on (column_sweep > 0), one_read_stats, l2_prefetch, unaligned, row_phase, vector_width, residual_early, row_sum_butterfly, local_weight, groups_per_cu: work_groups / the
+ * local_accumulators, local_row, reread_vectors, items_per_row, register_accumulators, column_sweep_on (column_sweep > 0), one_read_stats, l2_prefetch, unaligned, row_phase, vector_width, residual_early, row_sum_butterfly, local_weight, l2_prefetch_current, groups_per_cu: work_groups / the
  * device's compute units; a plan written "cpu:op,..." is checked on CPU devices only, for CPU-device modes), launch plans
  * (4096 rows, dense) that the variant's parameters must give on the shared context. A variant
  * whose parameters stop producing the layout it exists for then fails instead of silently
@@ -137,6 +137,7 @@ START_TEST(plan_matches_variant)
                                  : !strcmp(name, "residual_early")     ? L.residual_early
                                  : !strcmp(name, "row_sum_butterfly")  ? L.row_sum_butterfly
                                  : !strcmp(name, "local_weight")       ? L.local_weight
+                                 : !strcmp(name, "l2_prefetch_current") ? L.l2_prefetch_current
                                  : !strcmp(name, "groups_per_cu")      ? (unsigned)(L.work_groups / compute_units())
                                                                        : ~0u;
             ck_assert_msg(got != ~0u, "unknown field \"%s\" in \"%s\"", name, p);

@@ -1967,6 +1967,64 @@ START_TEST(plan_fwd_prefetch_rule)
 }
 END_TEST
 
+/* The L2 prefetch of the row block being read too (l2_prefetch_current; NVIDIA only, 0 elsewhere):
+ * from bwd_prefetch_cur_cols in calls with dweight/dbias whose widest element is 4 bytes and whose
+ * row is read twice beside the sums in registers, with or without a residual gradient (the next
+ * block's prefetch then on whatever bwd_prefetch_cols says); in all-16-bit calls with a residual
+ * gradient where bwd_prefetch16_cols has the prefetch on (bwd_prefetch16_cur_res); never where
+ * the fp32 row is cached, without sums (dx only) or in 16-bit calls without a residual gradient */
+START_TEST(plan_prefetch_current_rule)
+{
+    if (!groups_of_at_least(512, "plan_prefetch_current_rule"))
+        return;
+    const unsigned on = device_has_nv_attributes(test_context()) ? 1 : 0;
+    const int RES = CLNORM_PLAN_BACKWARD_RES, DX = CLNORM_PLAN_BACKWARD_DX;
+    const char *keys = "bwd_prefetch_cols=0,bwd_prefetch16_cols=8192,bwd_prefetch_cur_cols=8192,bwd_prefetch16_cur_res=1";
+    clnorm_context *ctx = gpu_context_with_tune2(NV_BWD_BASE, keys),
+                   *off = gpu_context_with_tune2(NV_BWD_BASE, "bwd_prefetch_cols=0,bwd_prefetch16_cols=8192,"
+                                                              "bwd_prefetch_cur_cols=0,bwd_prefetch16_cur_res=0"),
+                   *above = gpu_context_with_tune2(NV_BWD_BASE, "bwd_prefetch_cols=0,bwd_prefetch_cur_cols=16385");
+    /* fp32 at 16384: 512 items x 8 sum vectors, the row read twice */
+    clnorm_launch_info L = plan_of(ctx, 1, 16384, CLNORM_F32);
+    ck_assert_msg(L.items_per_row == 512 && L.register_cache == 0 && L.register_accumulators == 8 &&
+                      L.l2_prefetch == on && L.l2_prefetch_current == on,
+                  "fp32 16384: %u items, cache %u, sums %u, prefetch %u / %u", L.items_per_row, L.register_cache,
+                  L.register_accumulators, L.l2_prefetch, L.l2_prefetch_current);
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_F32);
+    ck_assert(L.register_cache == 0 && L.l2_prefetch == on && L.l2_prefetch_current == on);
+    L = plan_of(ctx, 1, 8192, CLNORM_F32); /* 4 vectors, beyond bwd_ncache's 3: read twice, from the key on */
+    ck_assert(L.register_cache == 0 && L.l2_prefetch == on && L.l2_prefetch_current == on);
+    L = plan_of(ctx, 1, 6144, CLNORM_F32); /* 3 vectors: cached, and below the key */
+    ck_assert(L.register_cache == 3 && L.l2_prefetch == 0 && L.l2_prefetch_current == 0);
+    L = plan_of(ctx, DX, 16384, CLNORM_F32); /* no sums */
+    ck_assert(L.l2_prefetch == 0 && L.l2_prefetch_current == 0);
+    L = plan_of(ctx, DX | RES, 16384, CLNORM_F32);
+    ck_assert(L.l2_prefetch == 0 && L.l2_prefetch_current == 0);
+    L = plan_of(above, 1, 16384, CLNORM_F32); /* below the key */
+    ck_assert(L.register_cache == 0 && L.l2_prefetch == 0 && L.l2_prefetch_current == 0);
+    L = plan_of(off, 1 | RES, 16384, CLNORM_F32);
+    ck_assert(L.register_cache == 0 && L.l2_prefetch == 0 && L.l2_prefetch_current == 0);
+    /* bf16 at 16384: read twice, sums in 4 of the 8 vectors, the next block prefetched from
+     * bwd_prefetch16_cols; the block being read too only with a residual gradient */
+    L = plan_of(ctx, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 0 && L.register_accumulators == 4 && L.l2_prefetch == on &&
+                      L.l2_prefetch_current == on,
+                  "bf16 16384 with a residual gradient: cache %u, sums %u, prefetch %u / %u", L.register_cache,
+                  L.register_accumulators, L.l2_prefetch, L.l2_prefetch_current);
+    L = plan_of(ctx, 1, 16384, CLNORM_BF16);
+    ck_assert(L.l2_prefetch == on && L.l2_prefetch_current == 0);
+    L = plan_of(ctx, 1 | RES, 4096, CLNORM_BF16); /* below bwd_prefetch16_cols: neither */
+    ck_assert(L.l2_prefetch == 0 && L.l2_prefetch_current == 0);
+    L = plan_of(off, 1 | RES, 16384, CLNORM_BF16);
+    ck_assert(L.l2_prefetch == on && L.l2_prefetch_current == 0);
+    /* the forward never */
+    ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_F32).l2_prefetch_current, 0);
+    clnorm_context_release(ctx);
+    clnorm_context_release(off);
+    clnorm_context_release(above);
+}
+END_TEST
+
 /* The second read goes in batches only in calls with dweight/dbias (sums in registers, row not
  * cached), by element width; a dx-only call whose row is not cached keeps the loop */
 START_TEST(plan_reread_batch_rule)
@@ -3359,6 +3417,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, plan_groups16_rule);
     tcase_add_test(tc, plan_short16_rule);
     tcase_add_test(tc, plan_fwd_prefetch_rule);
+    tcase_add_test(tc, plan_prefetch_current_rule);
     tcase_add_test(tc, plan_local_row_rule);
     tcase_add_test(tc, plan_bwd_local_row_fits_l1d);
     tcase_add_test(tc, x86_bf16_stores_where_the_cpu_has_them);
