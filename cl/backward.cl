@@ -57,9 +57,11 @@
  * rows too, at its start, so that the loads of a row that cannot all be in flight at once (the
  * sums fill the registers) find L2; PF_LATE 1 the next block's rows after this block's first read
  * instead of at its start, beside its row sums and dx pass (which read L2) rather than beside its
- * first read (which reads memory). Session 45's experiments, through CLNORM_BUILD_OPTIONS only:
- * PF_PART quarters of each next row, PF_DY 0 x's alone, PF_DR the residual gradient's rows too
- * (2: this block's, 1: the next block's), PF_NEXT 0 none of the next block's. The defaults
+ * first read (which reads memory). PF_DR 2 (host-set with them where the table's
+ * prefetch16_cur_dr asks for it: 16-bit rows cached, the residual gradient not loaded early) this
+ * block's residual-gradient rows too. Session 45's experiments, through CLNORM_BUILD_OPTIONS only:
+ * PF_PART quarters of each next row, PF_DY 0 x's alone, PF_DR 1 the next block's residual-gradient
+ * rows, PF_NEXT 0 none of the next block's. The defaults
  * prefetch the next block's x and dy rows whole at the block's start. */
 #ifndef PF_PART
 #define PF_PART 4

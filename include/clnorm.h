@@ -235,7 +235,10 @@
  *     start, and for the next block's after the first read, see `l2_prefetch_current` in
  *     #clnorm_launch_info; 0 = never; NVIDIA's table 12289, since 0.35.0),
  *     `bwd_prefetch16_cur_res` (the same for all-16-bit calls with a residual gradient wherever
- *     `bwd_prefetch16_cols` has their prefetch on; 0 or 1, NVIDIA's table 1), `bwd_acc_groups` (calls
+ *     `bwd_prefetch16_cols` has their prefetch on; 0 or 1, NVIDIA's table 1),
+ *     `bwd_prefetch16_cur_dr` (... and where such a row is cached and its residual gradient not
+ *     loaded early, that block's residual-gradient rows too; 0 or 1, 0 in every table row since
+ *     0.35.0: measured at one width only), `bwd_acc_groups` (calls
  *     whose dweight/dbias sums are in registers but whose row is not cached: at most this many
  *     persistent work-groups per compute unit; 0 = no cap, else up to 64), `bwd_fill16`
  *     (all-16-bit calls with dweight/dbias whose row is cached and one row per item: half the items
@@ -850,7 +853,11 @@ typedef struct clnorm_launch_info {
                                          `bwd_prefetch_cur_cols`, where #l2_prefetch is then 1
                                          whatever `bwd_prefetch_cols` says; all-16-bit ones with
                                          a residual gradient whose prefetch is on,
-                                         `bwd_prefetch16_cur_res`); 0 elsewhere (always on other
+                                         `bwd_prefetch16_cur_res`); 2 where it also asks for
+                                         that block's residual-gradient rows (all-16-bit calls
+                                         whose row is cached and whose residual gradient is not
+                                         loaded early, #residual_early, with
+                                         `bwd_prefetch16_cur_dr`); 0 elsewhere (always on other
                                          devices) (0.35 appended this field) */
 } clnorm_launch_info;
 

@@ -126,6 +126,9 @@ typedef struct clnorm_op_params {
                                and PF_LATE; 0: never) */
     unsigned prefetch16_cur_res; /* ... and all-16-bit such calls with a residual gradient wherever
                                prefetch16_cols has their prefetch on (0: never) */
+    unsigned prefetch16_cur_dr; /* ... where such a 16-bit row is cached and its residual gradient
+                               not loaded early (dr_early), that block's residual-gradient rows
+                               too, at its start (PF_DR 2; 0: never) */
     unsigned pipe_prefetch_cols; /* forward, pipelined on a persistent grid, x cached as fp32 (not
                                raw), NVIDIA, from this many cols on: each item also asks L2 for its
                                share of the row block after the one its second register set loads
@@ -422,6 +425,7 @@ typedef struct clnorm_launch {
                         block after next (NV_PREFETCH) */
     bool pf_cur;     /* backward with prefetch: the block being read too, at its start, and the
                         next block's after the first read (PF_CUR, PF_LATE) */
+    bool pf_dr;      /* ... and that block's residual-gradient rows (PF_DR 2) */
     bool dr_early; /* backward: register cache, residual gradient loaded with x and dy (DR_EARLY) */
     bool local_row; /* fp32 rows in local memory (LOCAL_ROW): forward weight, bias and the item's rows;
                        backward x-hat and g of the item's rows */

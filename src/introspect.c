@@ -50,7 +50,7 @@ clnorm_status clnorm_launch_plan(const clnorm_context *ctx, int backward, size_t
     info->row_phase = L.phase;
     info->row_sum_butterfly = L.bfly;
     info->local_weight = backward && L.local_w;
-    info->l2_prefetch_current = backward && L.pf_cur;
+    info->l2_prefetch_current = !backward || !L.pf_cur ? 0 : L.pf_dr ? 2 : 1;
     return CLNORM_SUCCESS;
 }
 

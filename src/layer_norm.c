@@ -514,7 +514,7 @@ static bool backward_options(const clnorm_context *ctx, const void *arg_, char *
     return fits && (size_t)snprintf(buf, n, "%s%s%s%s%s%s%s%s%s%s%s%s%s -DPARTIALS=%d -DT_DY=%s -DT_X=%s -DT_W=%s -DT_DR=%s -DT_DX=%s %s", shape,
              o->ph_wide ? " -DPH_WIDE_LOADS" : "",
              !L->local_row ? "" : L->local_w ? " -DLOCAL_ROW -DLOCAL_W" : " -DLOCAL_ROW", dxb, nacc_local, colsweep, L->pipe ? " -DPIPE" : "", L->prefetch ? " -DNV_PREFETCH" : "",
-             L->pf_cur ? " -DPF_CUR=1 -DPF_LATE=1" : "", L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
+             !L->pf_cur ? "" : L->pf_dr ? " -DPF_CUR=1 -DPF_LATE=1 -DPF_DR=2" : " -DPF_CUR=1 -DPF_LATE=1", L->dr_early && o->dres ? " -DDR_EARLY" : "", ctx->params->contig_rows ? " -DCONTIG_ROWS" : "", o->nt,
              ctx->info.pocl_x86 && o->dres ? " -DCPU_PREFETCH" : "", o->partials && !L->colsweep ? 1 : 0, token(o->dy), token(o->x),
              token(o->w), token(o->dr), token(o->dx), ctx->user_options ? ctx->user_options : "") < n;
 }

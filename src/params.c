@@ -457,6 +457,7 @@ clnorm_status clnorm__params_tune(clnorm_device_params *p, const char *spec)
         {"bwd_prefetch_cols", &p->bwd.prefetch_cols, 0, 1u << 30, false},
         {"bwd_prefetch_cur_cols", &p->bwd.prefetch_cur_cols, 0, 1u << 30, false},
         {"bwd_prefetch16_cur_res", &p->bwd.prefetch16_cur_res, 0, 1, false},
+        {"bwd_prefetch16_cur_dr", &p->bwd.prefetch16_cur_dr, 0, 1, false},
         {"fwd_pipe_prefetch_cols", &p->fwd.pipe_prefetch_cols, 0, 1u << 30, false},
         {"bwd_acc_groups", &p->bwd.acc_groups, 0, 64, false},
         {"fwd_tpr_max16", &p->fwd.tpr_max16, 0, 1024, true}, {"fwd_fit16", &p->fwd.fit16, 0, 16, false},
@@ -1175,6 +1176,14 @@ static clnorm_launch plan_shape(const clnorm_context *ctx, bool backward, bool p
         else if (max_elem == 2 && has_dres && L.prefetch && op->prefetch16_cur_res)
             L.pf_cur = true;
     }
+    /* ... and, with prefetch16_cur_dr, the residual gradient's rows of the block being read, where
+     * the 16-bit row is cached and the residual gradient not loaded early (it is read after the row
+     * sums). Off in every table row: measured at one width only (session 46, an H100, bf16
+     * backward_res, two alternations, fraction of the copy: 16384, not loaded early, 0.859 / 0.859
+     * -> 0.945 / 0.937; loaded early, 13312 / 14336 / 15360, 1-2 % slower, 12288 a tie; fp32
+     * rows read twice, 14336 / 16384, 14 % slower). Due: the GPU suite with it, and an H200, whose
+     * 4-deep rows at 13312-16384 all read the residual gradient late */
+    L.pf_dr = L.pf_cur && max_elem == 2 && has_dres && L.ncache && !L.dr_early && op->prefetch16_cur_dr;
     /* NVIDIA's row sums: the warps' sums added by a butterfly where rows take bfly_tpr items or
      * more (one or two groups per compute unit, which spent issue slots on the loop over them; the
      * H200, ms, loop -> butterfly: bf16 forward 16384 0.1473 -> 0.1454, 32768 0.1648 -> 0.1530,
@@ -1525,7 +1534,7 @@ static bool plan_phase(const clnorm_context *ctx, bool backward, bool partials, 
         return false;
     if (reread && !L.dxb) /* (dx's second read batched: the frame has no loop form; one vector a batch) */
         L.dxb = 1;
-    L.prefetch = L.pf_cur = false; /* (NV_PREFETCH: not with PHASE) */
+    L.prefetch = L.pf_cur = L.pf_dr = false; /* (NV_PREFETCH: not with PHASE) */
     L.phase = (unsigned)p;
     /* plan_core planned one class (rows / p rows, its blocks): a grid per class where that is
      * one block a group (few rows); else the persistent grid kept near its size, in whole

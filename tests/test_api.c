@@ -2019,9 +2019,34 @@ START_TEST(plan_prefetch_current_rule)
     ck_assert(L.l2_prefetch == on && L.l2_prefetch_current == 0);
     /* the forward never */
     ck_assert_uint_eq(plan_of(ctx, 0, 16384, CLNORM_F32).l2_prefetch_current, 0);
+    /* with bwd_prefetch16_cur_dr, 2 (the residual gradient's rows too) where the 16-bit row is
+     * cached (12288: 3 deep) and the residual gradient not loaded early; 1 where it is, in rows
+     * read twice, in fp32 calls, and without the key */
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s,bwd_prefetch16_cur_dr=1,bwd_dr_early=0", keys);
+    clnorm_context *dr = gpu_context_with_tune2(NV_BWD_BASE, spec);
+    snprintf(spec, sizeof spec, "%s,bwd_prefetch16_cur_dr=1,bwd_dr_early=1048576", keys);
+    clnorm_context *early = gpu_context_with_tune2(NV_BWD_BASE, spec);
+    L = plan_of(dr, 1 | RES, 12288, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 3 && L.residual_early == 0 && L.l2_prefetch == on && L.l2_prefetch_current == 2 * on,
+                  "bf16 12288, not early: cache %u, early %u, prefetch %u / %u", L.register_cache, L.residual_early,
+                  L.l2_prefetch, L.l2_prefetch_current);
+    L = plan_of(early, 1 | RES, 12288, CLNORM_BF16);
+    ck_assert_msg(L.register_cache == 3 && L.residual_early == 1 && L.l2_prefetch_current == on,
+                  "bf16 12288, early: cache %u, early %u, prefetch %u", L.register_cache, L.residual_early,
+                  L.l2_prefetch_current);
+    ck_assert_uint_eq(plan_of(dr, 1 | RES, 16384, CLNORM_BF16).l2_prefetch_current, on); /* read twice */
+    ck_assert_uint_eq(plan_of(dr, 1 | RES, 16384, CLNORM_F32).l2_prefetch_current, on);  /* fp32 */
+    ck_assert_uint_eq(plan_of(dr, 1, 12288, CLNORM_BF16).l2_prefetch_current, 0);        /* no residual gradient */
+    snprintf(spec, sizeof spec, "%s,bwd_dr_early=0", keys);
+    clnorm_context *nokey = gpu_context_with_tune2(NV_BWD_BASE, spec);
+    ck_assert_uint_eq(plan_of(nokey, 1 | RES, 12288, CLNORM_BF16).l2_prefetch_current, on);
     clnorm_context_release(ctx);
     clnorm_context_release(off);
     clnorm_context_release(above);
+    clnorm_context_release(dr);
+    clnorm_context_release(early);
+    clnorm_context_release(nokey);
 }
 END_TEST
 
