@@ -11,6 +11,23 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 46 (0.35.0, eight calls, all on an H100): session 45's prefetch switches ran. The block
+# being read asked of L2 at its start (PF_CUR), the next block after the first read (PF_LATE), won
+# where the F32 row is read twice beside register sums (16384 0.75 / 0.81 -> 0.78 / 0.87, 13312-15360
+# +8-13 %) and in BF16 rows with the residual gradient (+3-7 %): 0.35.0 ships it (bwd_prefetch_cur_cols,
+# bwd_prefetch16_cur_res, launch flag l2_prefetch_current); the whole suite passed on the H100
+# (133/133). This block's residual-gradient rows too (PF_DR=2) gained 9 % at BF16 16384 only (the one
+# H100 width whose residual gradient is read late), lost elsewhere: a key no table row sets
+# (bwd_prefetch16_cur_dr). Due next:
+#   on an H200 (no 0.35.0 figure there): the rule against its keys off, and the residual gradient's
+#   rows, which the H200 reads late at every 4-deep width (13312-16384):
+#     TUNES_DTYPE=f32 TUNES_SHAPES='8192x16384 9362x14336 10082x13312' TUNES_VARIANTS='new= off=bwd_prefetch_cur_cols=0
+#       new2= off2=bwd_prefetch_cur_cols=0' bash bench/next-gpu-run.sh tunes
+#     TUNES_DTYPE=bf16 TUNES_SHAPES='8192x16384 8738x15360 9362x14336 10082x13312' TUNES_VARIANTS='new=
+#       off=bwd_prefetch16_cur_res=0 dr=bwd_prefetch16_cur_dr=1 new2= dr2=bwd_prefetch16_cur_dr=1' bash bench/next-gpu-run.sh tunes
+#   then the suite (its test_backward_nv_prefetch_dr / test_hostile_nv_prefetch_dr run PF_DR=2 on
+#   every cached 16-bit row with a residual gradient) and `full`; if dr wins on the H200, turn it on
+#   there (clnorm__params_fit_device) and on the H100 at 16384 only if a bound can say so
 # Session 45 (0.34.0, three calls on an H200): the refinement as shipped gave what its variants
 # predicted (BF16 backward 0.80-0.82 at 13312-16384, backward_res 0.71-0.75 at 13312-15360), the
 # whole suite passed (133/133) and --full is docs/h200-full.json (BF16 backward 16384 0.81, fused
