@@ -32,7 +32,8 @@
 # predicted (BF16 backward 0.80-0.82 at 13312-16384, backward_res 0.71-0.75 at 13312-15360), the
 # whole suite passed (133/133) and --full is docs/h200-full.json (BF16 backward 16384 0.81, fused
 # 1.27x). F32 16384's leads lost (local keep of dx's second read, L2 prefetch, two groups with
-# -cl-nv-maxrregcount=64, 1024 items). Due next (no start came for them this session):
+# -cl-nv-maxrregcount=64, 1024 items). Due next (no start came for them this session; run in
+# session 46 on an H100, after which PF_PART, PF_DY and PF_DR=1 left backward.cl):
 #   on an H200 (then an H100): the L2-prefetch experiments that backward.cl's PF_PART / PF_DY /
 #   PF_DR / PF_CUR / PF_NEXT switches hold (build options only; a guess: F32 16384's next-row
 #   prefetch, 17 MB a wave on top of the rows being read, thrashes L2, where BF16's half-size rows

@@ -52,23 +52,18 @@
 #ifndef PARTIALS
 #define PARTIALS 1
 #endif
-/* NV_PREFETCH's rows. PF_CUR 1 (host-set with PF_LATE 1, launch flag pf_cur: fp32 rows read twice
- * beside the sums in registers, all-16-bit ones with a residual gradient): this block's x and dy
- * rows too, at its start, so that the loads of a row that cannot all be in flight at once (the
- * sums fill the registers) find L2; PF_LATE 1 the next block's rows after this block's first read
- * instead of at its start, beside its row sums and dx pass (which read L2) rather than beside its
- * first read (which reads memory). PF_DR 2 (host-set with them where the table's
- * prefetch16_cur_dr asks for it: 16-bit rows cached, the residual gradient not loaded early) this
- * block's residual-gradient rows too. Session 45's experiments, through CLNORM_BUILD_OPTIONS only:
- * PF_PART quarters of each next row, PF_DY 0 x's alone, PF_DR 1 the next block's residual-gradient
- * rows, PF_NEXT 0 none of the next block's. The defaults
- * prefetch the next block's x and dy rows whole at the block's start. */
-#ifndef PF_PART
-#define PF_PART 4
-#endif
-#ifndef PF_DY
-#define PF_DY 1
-#endif
+/* NV_PREFETCH's rows. By default each block asks L2 for the next block's x and dy rows at its
+ * start. PF_CUR 1 (host-set with PF_LATE 1, launch flag pf_cur: fp32 rows read twice beside the
+ * sums in registers, all-16-bit ones with a residual gradient): this block's x and dy rows too, at
+ * its start, so that the loads of a row that cannot all be in flight at once (the sums fill the
+ * registers) find L2; PF_LATE 1: the next block's rows after this block's first read instead of at
+ * its start, beside its row sums and dx pass (which read L2) rather than beside its first read
+ * (which reads memory); PF_DR 2 (with PF_CUR; host-set where the table's prefetch16_cur_dr asks for
+ * it: 16-bit rows cached, the residual gradient not loaded early): this block's residual-gradient
+ * rows too, which the dx pass reads after the row sums. PF_NEXT 0 (an experiment, through
+ * CLNORM_BUILD_OPTIONS only): none of the next block's. (Session 45's other switches, parts of
+ * each next row, x's alone, the next block's residual gradient, lost or tied on an H100 in session
+ * 46 and are gone.) */
 #ifndef PF_NEXT
 #define PF_NEXT 1
 #endif
@@ -78,24 +73,24 @@
 #ifndef PF_LATE
 #define PF_LATE 0
 #endif
-/* the next block's rows into L2 (NV_PREFETCH; PF_PART quarters of each row, dy's or not, the
- * residual gradient's with PF_DR 1: see above) */
-#if defined(PF_DR) && PF_DR == 1
-#define PF_NEXT_DR(r) if (flags & BWD_DRES) PREFETCH_ROW(dr + dr_off + (r) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
+#if defined(PF_DR) && PF_DR == 2
+#define PF_THIS_DR (PF_CUR && (flags & BWD_DRES))
 #else
-#define PF_NEXT_DR(r)
+#define PF_THIS_DR 0
 #endif
+/* rows r0 .. r0 + RPI - 1 (those below rows) of x and dy into L2, of the residual gradient too
+ * where with_dr */
+#define PF_ROWS(r0, with_dr)                                                                      \
+    for (int i = 0; i < RPI; ++i)                                                                 \
+        if ((r0) + i < rows) {                                                                    \
+            PREFETCH_ROW(x + x_off + ((r0) + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)       \
+            PREFETCH_ROW(dy + dy_off + ((r0) + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)   \
+            if (with_dr)                                                                          \
+                PREFETCH_ROW(dr + dr_off + ((r0) + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane) \
+        }
 #define PF_NEXT_BLOCK()                                                                           \
-    if (blk + blocks_step() < blk_end) {                                                          \
-        const ulong nr0 = row0 + blocks_step() * RPW * RPI;                                       \
-        for (int i = 0; i < RPI; ++i)                                                             \
-            if (nr0 + i < rows) {                                                                 \
-                PREFETCH_ROW(x + x_off + (nr0 + i) * x_ld, cols * sizeof(STORAGE(T_X)) * PF_PART / 4, lane) \
-                if (PF_DY)                                                                        \
-                    PREFETCH_ROW(dy + dy_off + (nr0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)) * PF_PART / 4, lane) \
-                PF_NEXT_DR(nr0 + i)                                                               \
-            }                                                                                     \
-    }
+    if (blk + blocks_step() < blk_end)                                                            \
+        PF_ROWS(row0 + blocks_step() * RPW * RPI, false)
 #if RPI == 1
 typedef float2 sums_t;
 #define ROW_SUMS row_sum2
@@ -448,20 +443,9 @@ void clnorm_backward(BWD_ARGS, const __global STORAGE(T_DY) *dy, const __global 
         const ulong row0 = (blk * RPW + slot) * RPI;
         float sv[2 * RPI], av[RPI], cv[RPI]; /* the row sums; their means a (of g), c (of g * x-hat) */
 #ifdef NV_PREFETCH
-        /* (PF_CUR, PF_DR: see PF_PART above; this block's residual-gradient row is read after its
-         * row sums) */
+        /* (PF_CUR, PF_DR, PF_LATE: see NV_PREFETCH's rows above) */
         if (PF_CUR)
-            for (int i = 0; i < RPI; ++i)
-                if (row0 + i < rows) {
-                    PREFETCH_ROW(x + x_off + (row0 + i) * x_ld, cols * sizeof(STORAGE(T_X)), lane)
-                    PREFETCH_ROW(dy + dy_off + (row0 + i) * dy_ld, cols * sizeof(STORAGE(T_DY)), lane)
-                }
-#if defined(PF_DR) && PF_DR == 2
-        if (flags & BWD_DRES)
-            for (int i = 0; i < RPI; ++i)
-                if (row0 + i < rows)
-                    PREFETCH_ROW(dr + dr_off + (row0 + i) * dr_ld, cols * sizeof(STORAGE(T_DR)), lane)
-#endif
+            PF_ROWS(row0, PF_THIS_DR)
         if (PF_NEXT && !PF_LATE)
             PF_NEXT_BLOCK()
 #endif
