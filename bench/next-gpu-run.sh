@@ -226,7 +226,7 @@
 #
 # Logs, tables and JSON go under $OUT (the device tool brings them back).
 set -uo pipefail
-stage=${1:?usage: next-gpu-run.sh tune|ab|suite|odd|split|full|ptx|regs|opts|tunes|survey|grid|ship|large}
+stage=${1:?usage: next-gpu-run.sh due|tune|ab|suite|odd|split|full|ptx|regs|opts|tunes|survey|grid|ship|large}
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
 # shellcheck disable=SC1091
@@ -518,6 +518,30 @@ ship)
         echo "rest (${left} s): exit $?"
         grep -E "tests passed|Failed|\*\*\*|Total Test" "$out/suite_rest.log" | tail -30
     fi
+    ;;
+due)
+    # What is due next, by card, in one call (session 47: starts were scarce, so one call has to
+    # serve whichever card comes). H200: the 0.35.0 prefetch rule against its keys off and the
+    # dr key (`tunes`, below), then the suite (DUE_SUITE_REGEX; default the tests whose kernels
+    # 0.35.0 changed) in what is left of DEADLINE seconds. Any other card: the whole suite.
+    # DUE_F32_SHAPES / DUE_F32_VARIANTS / DUE_BF16_SHAPES / DUE_BF16_VARIANTS shrink the tunes.
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+    echo "due on: $gpu"
+    case "$gpu" in
+    *H200*)
+        suite_re=${DUE_SUITE_REGEX-backward|hostile|plan_edges|test_api}
+        TUNES_DTYPE=f32 TUNES_SHAPES=${DUE_F32_SHAPES:-'8192x16384 9362x14336 10082x13312'} \
+            TUNES_VARIANTS=${DUE_F32_VARIANTS:-'new= off=bwd_prefetch_cur_cols=0 new2='} bash "$0" tunes
+        TUNES_DTYPE=bf16 TUNES_SHAPES=${DUE_BF16_SHAPES:-'8192x16384 8738x15360 9362x14336 10082x13312'} \
+            TUNES_VARIANTS=${DUE_BF16_VARIANTS:-'new= off=bwd_prefetch16_cur_res=0 dr=bwd_prefetch16_cur_dr=1 new2='} bash "$0" tunes
+        ;;
+    *) suite_re=${DUE_SUITE_REGEX-} ;;
+    esac
+    left=$(( ${DEADLINE:-545} - SECONDS ))
+    echo "suite gets ${left} s"
+    (cd "$b" && timeout "$left" ctest -j8 --timeout 400 ${suite_re:+-R "$suite_re"}) > "$out/suite.log" 2>&1
+    echo "suite: exit $?"
+    grep -E "tests passed|Failed|\*\*\*|Not Run|Total Test" "$out/suite.log" | tail -40
     ;;
 *)
     echo "unknown stage $stage" >&2
