@@ -11,6 +11,10 @@
 #   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh full"    (the headline table, overhead)
 #   run  carry [".gpu"]  command "SURVEY_COLS=... SURVEY_VARIANTS='new= old=...' bash bench/next-gpu-run.sh survey"
 #
+# Session 47: no device came (every start failed or was refused). Due next is session 46's list
+# below, which the `due` stage runs in one call on whichever card comes (H200: the rule against its
+# keys off and the dr key, then the suite in what is left of DEADLINE; other cards: the whole suite):
+#   run  carry [".gpu"]  command "bash bench/next-gpu-run.sh due"     then "bash bench/next-gpu-run.sh full"
 # Session 46 (0.35.0, eight calls, all on an H100): session 45's prefetch switches ran. The block
 # being read asked of L2 at its start (PF_CUR), the next block after the first read (PF_LATE), won
 # where the F32 row is read twice beside register sums (16384 0.75 / 0.81 -> 0.78 / 0.87, 13312-15360
