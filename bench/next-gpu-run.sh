@@ -526,8 +526,8 @@ ship)
 due)
     # What is due next, by card, in one call (session 47: starts were scarce, so one call has to
     # serve whichever card comes). H200: the 0.35.0 prefetch rule against its keys off and the
-    # dr key (`tunes`, below), then the suite (DUE_SUITE_REGEX; default the tests whose kernels
-    # 0.35.0 changed) in what is left of DEADLINE seconds. Any other card: the whole suite.
+    # dr key (`tunes`, below), then the suite (DUE_SUITE_REGEX; default the backward, hostile,
+    # plan_edges and test_api tests: 0.35.0's kernels and plan rules) in what is left of DEADLINE seconds. Any other card: the whole suite.
     # DUE_F32_SHAPES / DUE_F32_VARIANTS / DUE_BF16_SHAPES / DUE_BF16_VARIANTS shrink the tunes.
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
     echo "due on: $gpu"
@@ -543,7 +543,7 @@ due)
     esac
     left=$(( ${DEADLINE:-545} - SECONDS ))
     echo "suite gets ${left} s"
-    (cd "$b" && timeout "$left" ctest -j8 --timeout 400 ${suite_re:+-R "$suite_re"}) > "$out/suite.log" 2>&1
+    (cd "$b" && timeout "$left" ctest --output-on-failure -j8 --timeout 400 ${suite_re:+-R "$suite_re"}) > "$out/suite.log" 2>&1
     echo "suite: exit $?"
     grep -E "tests passed|Failed|\*\*\*|Not Run|Total Test" "$out/suite.log" | tail -40
     ;;
